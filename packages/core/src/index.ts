@@ -25,5 +25,5 @@ export { exponentialBackoff } from './backoff.js';
 export type { LinkedSignal } from './linked.js';
 export { linked, withTimeout } from './linked.js';
 export { safeUrl } from './safe-url.js';
-export { cloneJson } from './clone-json.js';
+export { deepFreeze } from './deep-freeze.js';
 export { parseDuration, formatDuration } from './duration.js';

@@ -25,7 +25,7 @@ export interface PodSetUpdate {
   readonly changes?: PodSetChanges;
 }
 
-/** What the merger yields: one operation on some pods of one source. Pods are deep copies. */
+/** What the merger yields: one operation on some pods of one source. Pods are deep-frozen (shared with the merger's state). */
 export interface PodUpdate {
   readonly source: SourceName;
   readonly op: Exclude<PodOperation, 'SET'>;

@@ -17,7 +17,7 @@ export type SyncPodType = 'create' | 'update' | 'delete' | 'reconcile' | 'resync
 
 export interface SyncPodRequest {
   readonly type: SyncPodType;
-  /** The desired pod: a deep copy the handler may keep. */
+  /** The desired pod, deep-frozen and shared (with podconfig's state and other handlers): keep it as long as you like; copy it (`structuredClone`) to change it. */
   readonly pod: Pod;
   readonly source: SourceName;
   /** 1 on the first try of this work item, then 2, 3, … while it is retried with backoff. */
@@ -33,7 +33,7 @@ export type KillPodReason = 'removed' | 'orphaned';
 
 export interface KillPodRequest {
   readonly reason: KillPodReason;
-  /** The last desired version of the pod; for orphans, only `metadata` (uid, namespace, name) is known. */
+  /** The last desired version of the pod, deep-frozen (see {@link SyncPodRequest.pod}); for orphans, only `metadata` (uid, namespace, name) is known. */
   readonly pod: Pod;
   readonly gracePeriodSeconds: number;
   readonly attempt: number;

@@ -1,4 +1,4 @@
-import { ANNOTATIONS, LOCAL_ANNOTATIONS, type Pod, type SourceName } from '@podconfig/core';
+import { ANNOTATIONS, deepFreeze, LOCAL_ANNOTATIONS, type Pod, type SourceName } from '@podconfig/core';
 import { deepEqual } from './deep-equal.js';
 
 /** What {@link checkAndUpdatePod} found: the bucket the stored pod goes into, or `none`. */
@@ -20,50 +20,51 @@ function annotationsEqual(existing: Labels, candidate: Labels): boolean {
   return true;
 }
 
-/**
- * The kubelet's `podsDifferSemantically` with decision D14: spec, labels, deletionTimestamp,
- * deletionGracePeriodSeconds and the non-local annotations. Labels: a missing map equals an empty
- * one (the kubelet tells nil from empty here; D14 does not). Name, namespace, uid, resourceVersion,
- * ownerReferences, finalizers, managedFields, creationTimestamp and status are not compared.
- */
-export function podsDifferSemantically(existing: Pod, ref: Pod): boolean {
-  const a = existing.metadata;
-  const b = ref.metadata;
-  return !(
-    deepEqual(existing.spec, ref.spec) &&
-    deepEqual(a?.labels ?? {}, b?.labels ?? {}) &&
-    deepEqual(a?.deletionTimestamp, b?.deletionTimestamp) &&
-    deepEqual(a?.deletionGracePeriodSeconds, b?.deletionGracePeriodSeconds) &&
-    annotationsEqual(a?.annotations, b?.annotations)
-  );
+/** What {@link checkAndUpdatePod} found, and the pod to store from now on. */
+export interface PodCheck {
+  readonly change: PodChange;
+  /** `existing` itself when nothing changed, else its new version (deep-frozen). */
+  readonly pod: Pod;
 }
 
-function assign<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
+function setOrDelete<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
   if (value === undefined) delete target[key];
   else target[key] = value;
 }
 
 /**
  * The kubelet's `checkAndUpdatePod` (spec §6.2). Compares the stored pod `existing` with the
- * incoming `ref` and updates `existing` in place as the kubelet does:
- * - no semantic change, status differs: copy the status → `reconcile`;
- * - no semantic change at all: `existing` is not touched → `none`;
- * - semantic change: copy spec, labels, deletionTimestamp, deletionGracePeriodSeconds, generation
- *   and status; annotations become `ref`'s plus the local ones of `existing` (`config.seen` kept)
- *   → `delete` when `ref` has a deletionTimestamp, else `update`.
- * `ref` is not modified (it belongs to the source's immutable snapshot). What is copied is copied by
- * reference: `existing` then shares those subtrees with the snapshot, which is safe because neither
- * side ever modifies a nested object (the merger only replaces whole fields of its own top-level and
- * `metadata` objects, and emits deep copies), and it saves a deep copy per change (D17).
+ * incoming `ref` and returns what the kubelet's in-place update would leave, as a new frozen pod:
+ * - no semantic change, status differs: `ref`'s status → `reconcile`;
+ * - no semantic change at all: `existing` itself → `none`;
+ * - semantic change (the kubelet's `podsDifferSemantically` with D14: spec, labels — a missing map
+ *   equals an empty one —, deletionTimestamp, deletionGracePeriodSeconds, non-local annotations;
+ *   never name, namespace, uid, resourceVersion, ownerReferences, finalizers, managedFields,
+ *   creationTimestamp): spec, labels, deletionTimestamp, deletionGracePeriodSeconds, generation and
+ *   status from `ref`; annotations become `ref`'s plus the local ones of `existing` (`config.seen`
+ *   kept) → `delete` when `ref` has a deletionTimestamp, else `update`.
+ * Neither argument is modified: stored pods are frozen and shared with the merger's output and with
+ * every handler call. The new version shares its subtrees: with `existing` where they are equal
+ * (nothing new to freeze), with `ref` where they differ (only those get frozen), so a change costs
+ * O(what changed), never a deep copy of the pod (D17).
  */
-export function checkAndUpdatePod(existing: Pod, ref: Pod, source: SourceName): PodChange {
-  if (!podsDifferSemantically(existing, ref)) {
-    if (deepEqual(existing.status, ref.status)) return 'none';
-    assign(existing, 'status', ref.status);
-    return 'reconcile';
-  }
-  const meta = (existing.metadata ??= {});
+export function checkAndUpdatePod(existing: Pod, ref: Pod, source: SourceName): PodCheck {
+  const meta = existing.metadata ?? {};
   const refMeta = ref.metadata ?? {};
+  const sameSpec = deepEqual(existing.spec, ref.spec);
+  const sameLabels = deepEqual(meta.labels ?? {}, refMeta.labels ?? {});
+  const semantic = !(
+    sameSpec && sameLabels &&
+    deepEqual(meta.deletionTimestamp, refMeta.deletionTimestamp) &&
+    deepEqual(meta.deletionGracePeriodSeconds, refMeta.deletionGracePeriodSeconds) &&
+    annotationsEqual(meta.annotations, refMeta.annotations)
+  );
+  const sameStatus = deepEqual(existing.status, ref.status);
+  if (!semantic && sameStatus) return { change: 'none', pod: existing };
+  const next: Pod = { ...existing };
+  if (!sameStatus) setOrDelete(next, 'status', ref.status);
+  if (!semantic) return { change: 'reconcile', pod: deepFreeze(next) };
+
   const annotations: Record<string, string> = {
     ...refMeta.annotations,
     [ANNOTATIONS.configSource]: source,
@@ -73,12 +74,13 @@ export function checkAndUpdatePod(existing: Pod, ref: Pod, source: SourceName): 
     const value = meta.annotations?.[key];
     if (value !== undefined) annotations[key] = value;
   }
-  assign(existing, 'spec', ref.spec);
-  assign(existing, 'status', ref.status);
-  assign(meta, 'labels', refMeta.labels);
-  assign(meta, 'deletionTimestamp', refMeta.deletionTimestamp);
-  assign(meta, 'deletionGracePeriodSeconds', refMeta.deletionGracePeriodSeconds);
-  assign(meta, 'generation', refMeta.generation);
-  meta.annotations = annotations;
-  return refMeta.deletionTimestamp === undefined || refMeta.deletionTimestamp === null ? 'update' : 'delete';
+  const nextMeta = { ...meta, annotations };
+  if (!sameSpec) setOrDelete(next, 'spec', ref.spec);
+  if (!sameLabels) setOrDelete(nextMeta, 'labels', refMeta.labels);
+  setOrDelete(nextMeta, 'deletionTimestamp', refMeta.deletionTimestamp);
+  setOrDelete(nextMeta, 'deletionGracePeriodSeconds', refMeta.deletionGracePeriodSeconds);
+  setOrDelete(nextMeta, 'generation', refMeta.generation);
+  next.metadata = nextMeta;
+  const change = refMeta.deletionTimestamp === undefined || refMeta.deletionTimestamp === null ? 'update' : 'delete';
+  return { change, pod: deepFreeze(next) };
 }

@@ -218,15 +218,30 @@ describe(PodMerger.name, () => {
       expect(merger.pods()).toHaveLength(1);
     });
 
-    it('returns deep copies: mutating emitted pods changes neither the state nor later output (85)', () => {
+    it('emits frozen pods: a consumer cannot change the state or later output (85)', () => {
       const { merger } = newMerger();
       const out = merger.merge(set([makePod('p', { labels: { a: '1' } })]));
       const emitted = out[0]!.pods[0]!;
-      emitted.metadata!.labels!.a = 'mutated';
-      emitted.spec!.containers[0]!.image = 'mutated';
+      expect(() => { emitted.metadata!.labels!.a = 'mutated'; }).toThrow(TypeError);
+      expect(() => { emitted.spec!.containers[0]!.image = 'mutated'; }).toThrow(TypeError);
+      expect(() => { emitted.metadata!.annotations![ANNOTATIONS.configSource] = 'http'; }).toThrow(TypeError);
       expect(merger.pods()[0]?.metadata?.labels?.a).toBe('1');
       expect(merger.pods()[0]?.spec?.containers[0]?.image).toBe('registry.k8s.io/pause:3.10');
       expect(merger.merge(set([makePod('p', { labels: { a: '1' } })]))).toEqual([]);
+    });
+
+    it('emits a new frozen version on a change and leaves the one emitted before as it was', () => {
+      const { merger } = newMerger();
+      const first = merger.merge(set([makePod('p', { labels: { a: '1' } })]))[0]!.pods[0]!;
+      const before = structuredClone(first);
+      const updated = merger.merge(set([makePod('p', { labels: { a: '2' } })]))[0]!.pods[0]!;
+      expect(updated).not.toBe(first);
+      expect(Object.isFrozen(updated.metadata)).toBe(true);
+      expect(updated.metadata?.labels).toEqual({ a: '2' });
+      expect(first).toEqual(before);
+      // Unchanged subtrees are shared with the earlier version rather than frozen again.
+      expect(updated.spec).toBe(first.spec);
+      expect(merger.pods()[0]).toBe(updated);
     });
 
     it('never modifies the pods of the snapshot it is given', () => {

@@ -1,5 +1,5 @@
 import {
-  ANNOTATIONS, cloneJson, podFullName, podRef, podUid,
+  ANNOTATIONS, deepFreeze, podFullName, podRef, podUid,
   type Clock, type Pod, type PodSetUpdate, type PodSnapshot, type PodUpdate, type SourceName,
 } from '@podconfig/core';
 import type { Logger } from 'pino';
@@ -65,12 +65,16 @@ const renamed = (stored: Pod, pod: Pod): boolean =>
 
 /**
  * The kubelet's podStorage (spec §6.2, §6.3) with decisions D14–D17. Synchronous, and pure apart
- * from its own state: it never modifies the pods of the snapshots it is given.
+ * from its own state: it never modifies the pods of the snapshots it is given, but it deep-freezes
+ * them, because its stored pods share their subtrees (a source must not modify a pod once pushed;
+ * snapshots are immutable anyway).
  *
  * Per source it keeps the stored pods by UID. Each SET is diffed against them (fully, or through
  * its change keys when `changes.base` is the snapshot merged last: D17) and turned into REMOVE,
  * ADD, UPDATE, DELETE, the empty-ADD marker on a source's first SET, and RECONCILE, in that
- * order, sorted per D15, as deep copies.
+ * order, sorted per D15. Emitted pods are the stored ones, deep-frozen: the kubelet emits deep copies
+ * so that consumers cannot change its state (checklist 85); freezing gives that guarantee without a
+ * copy per change, and lets every handler call share the same pod.
  */
 export class PodMerger {
   readonly #log: Logger;
@@ -126,17 +130,19 @@ export class PodMerger {
         adds.push(added);
         continue;
       }
-      switch (checkAndUpdatePod(stored, pod, source)) {
-        case 'update': updates.push(stored); break;
-        case 'delete': deletes.push(stored); break;
-        case 'reconcile': reconciles.push(stored); break;
-        case 'none': break;
+      const checked = checkAndUpdatePod(stored, pod, source);
+      if (checked.change === 'none') continue;
+      state.stored.set(uid, checked.pod);
+      switch (checked.change) {
+        case 'update': updates.push(checked.pod); break;
+        case 'delete': deletes.push(checked.pod); break;
+        case 'reconcile': reconciles.push(checked.pod); break;
       }
     }
 
     const out: PodUpdate[] = [];
     const emit = (op: PodUpdate['op'], pods: Pod[], order: (a: Pod, b: Pod) => number): void => {
-      if (pods.length > 0) out.push({ source, op, pods: pods.sort(order).map((pod) => cloneJson(pod)) });
+      if (pods.length > 0) out.push({ source, op, pods: pods.sort(order) });
     };
     emit('REMOVE', removes, byFullName);
     emit('ADD', adds, byCreation);
@@ -161,7 +167,7 @@ export class PodMerger {
     return new Set(this.#sources.keys());
   }
 
-  /** Current desired pods (stored objects; callers must not mutate), per source or all. */
+  /** Current desired pods (the stored, frozen objects), per source or all. */
   pods(source?: SourceName): Pod[] {
     if (source !== undefined) return [...(this.#sources.get(source)?.stored.values() ?? [])];
     const all: Pod[] = [];
@@ -186,13 +192,13 @@ export class PodMerger {
   }
 
   /**
-   * The stored version of a pod new to its source: `config.source` and a fresh `config.seen`. Its
-   * top-level and `metadata` objects are its own (checkAndUpdatePod replaces their fields later);
-   * everything below is shared with the snapshot's pod, which nobody modifies.
+   * The stored version of a pod new to its source: `config.source` and a fresh `config.seen`, deep-
+   * frozen. Its top-level, `metadata` and `annotations` objects are its own; everything below is
+   * shared with (and freezes) the snapshot's pod.
    */
   #adopt(pod: Pod, source: SourceName): Pod {
     const metadata = pod.metadata ?? {};
-    return {
+    return deepFreeze({
       ...pod,
       metadata: {
         ...metadata,
@@ -202,7 +208,7 @@ export class PodMerger {
           [ANNOTATIONS.configSeen]: formatSeenTimestamp(this.#clock.now()),
         },
       },
-    };
+    });
   }
 
   #reportDrops(source: SourceName, state: SourceState, next: PodSnapshot, change: IndexChange): void {

@@ -1,5 +1,5 @@
 import {
-  cloneJson, errorMessage, exponentialBackoff, isStaticPod, PodConfigError, podFullName, podRef, podUid,
+  errorMessage, exponentialBackoff, isStaticPod, PodConfigError, podFullName, podRef, podUid,
 } from '@podconfig/core';
 import type { Clock, KillPodReason, SyncHandler, SyncPodType } from '@podconfig/core';
 import type { Logger } from 'pino';
@@ -154,8 +154,8 @@ export class HandlerLane {
     const log = { pod: podRef(record.pod), uid: podUid(record.pod), call: kind, attempt: item.attempt };
     if (this.#log.isLevelEnabled('debug')) this.#log.debug(log, 'handler call');
 
-    // Each call gets its own deep copy: the handler may keep it, and handlers never share one.
-    const pod = cloneJson(record.pod);
+    // Shared, not copied: the record's pod is deep-frozen (the reconciler freezes what it takes in).
+    const pod = record.pod;
     const source = record.source;
     const parent = this.#o.host.signal();
     const called = await callWithTimeout(

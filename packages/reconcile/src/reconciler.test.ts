@@ -363,6 +363,22 @@ describe(Reconciler.name, () => {
       await h.stop();
     });
 
+    it('hands every handler the same deep-frozen pod, whoever produced the update', async () => {
+      const a = new TestHandler('a');
+      const b = new TestHandler('b');
+      const h = start({ handlers: [a, b], clock: new ManualClock() });
+      const given = pod('web'); // not frozen: a producer other than the merger
+      await h.feed.push('file', 'ADD', [given]);
+      const [callA] = await a.ended.count(1);
+      const [callB] = await b.ended.count(1);
+      expect(callA!.pod).toBe(given);
+      expect(callB!.pod).toBe(given);
+      expect(Object.isFrozen(given.spec!.containers[0])).toBe(true);
+      expect(() => { callA!.pod.metadata!.labels!.v = 'changed by a'; }).toThrow(TypeError);
+      expect(version(callB!)).toBe('1');
+      await h.stop();
+    });
+
     it('kills with the grace period of the pod: deletion grace, then spec grace, then 30 seconds', async () => {
       const handler = new TestHandler('h');
       const h = start({ handlers: [handler], clock: new ManualClock() });

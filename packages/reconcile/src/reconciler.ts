@@ -1,5 +1,5 @@
 import {
-  isMirrorPod,
+  deepFreeze, isMirrorPod,
   ConfigInvalidError, errorMessage, isClosable, isPodLister, isStartable, PodConfigError, podKey, podRef, podUid,
 } from '@podconfig/core';
 import type { ActualPod, Clock, Pod, PodLister, PodUpdate, SourceName, SyncHandler, SyncPodType } from '@podconfig/core';
@@ -323,7 +323,7 @@ export class Reconciler {
       case 'UPDATE': this.#want(update, 'update'); break;
       case 'DELETE': this.#want(update, 'delete'); break;
       case 'RECONCILE': this.#want(update, 'reconcile'); break;
-      case 'REMOVE': for (const pod of update.pods) this.#unwant(pod, update.source); break;
+      case 'REMOVE': for (const pod of update.pods) this.#unwant(deepFreeze(pod), update.source); break;
       default: this.#log.error({ source: update.source, op: String(update.op) }, 'invalid operation; ignored');
     }
     const change = this.#readiness.markConsumed(update.source);
@@ -335,7 +335,10 @@ export class Reconciler {
   }
 
   #want(update: PodUpdate, type: SyncPodType): void {
-    for (const pod of update.pods) {
+    for (const desired of update.pods) {
+      // Handlers share the record's pod: freeze it (the merger's pods are frozen already; this
+      // covers any other producer and costs one check for them).
+      const pod = deepFreeze(desired);
       if (isMirrorPod(pod)) {
         // The apiserver's copy of a static pod some kubelet runs (spec §7: it belongs to that static
         // pod's worker). It is not a pod to run: handing it over would run the static pod twice.
@@ -536,7 +539,7 @@ function recordKey(pod: Pod): string {
 }
 
 function orphanPod(actual: ActualPod): Pod {
-  return {
+  return deepFreeze({
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
@@ -544,7 +547,7 @@ function orphanPod(actual: ActualPod): Pod {
       ...(actual.namespace === undefined ? {} : { namespace: actual.namespace }),
       ...(actual.name === undefined ? {} : { name: actual.name }),
     },
-  };
+  });
 }
 
 function positive(name: string, value: number): number {
