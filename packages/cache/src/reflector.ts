@@ -79,6 +79,16 @@ const MAX_FAILED_WATCH_ATTEMPTS = 5;
 const VERY_SHORT_WATCH_MS = 1000;
 /** Warn for the first failures of a streak, then log at debug until a success (kubelet http.go style). */
 const WARN_FAILURES = 3;
+/**
+ * Fairness (real time): a stream that is read faster than it arrives is decoded in microtasks only,
+ * and the sink's consumers (the merger, woken by a macrotask: LatestByKey) would wait until the socket
+ * runs dry, seeing one huge, late batch. The reflector lets macrotasks run after this long of
+ * continuous decoding, and after every initial sync, so the first complete set goes through the
+ * pipeline before the events that follow it.
+ */
+const SLICE_MS = 10;
+
+const nextMacrotask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 interface OpenStream<T> {
   readonly iterator: AsyncIterator<WatchEvent<T>>;
@@ -162,6 +172,8 @@ export class Reflector<T extends KubeObject> {
   #relists = 0;
   #watchRestarts = 0;
   #events = 0;
+  /** performance.now() when the reflector last let macrotasks run (SLICE_MS). */
+  #sliceStart = 0;
   #consecutiveFailures = 0;
   #lastSyncTime: Date | undefined;
   #lastError: { message: string; code?: string; time: Date } | undefined;
@@ -247,6 +259,7 @@ export class Reflector<T extends KubeObject> {
     if (rv === '0' && result.paginated) this.#paginatedResult = true;
     this.#sink.replace(result.items, result.resourceVersion);
     this.#markSynced(result.resourceVersion, result.items.length, 'list');
+    await this.#letConsumersRun();
     return { phase: 'Watching' };
   }
 
@@ -327,6 +340,7 @@ export class Reflector<T extends KubeObject> {
         this.#markSynced(resourceVersion, items.length, 'watch-list');
         stream.initial = false;
         stream.watchdog.arm(stream.timeoutSeconds * 1000 + this.#stallTimeoutMs);
+        await this.#letConsumersRun();
         return { phase: 'Streaming', stream };
       }
       const key = metaNamespaceKey(event.object);
@@ -426,6 +440,7 @@ export class Reflector<T extends KubeObject> {
       }
       const rv = event.object.metadata?.resourceVersion;
       if (rv !== undefined && rv !== '') this.#lastSyncRV = rv;
+      if (performance.now() - this.#sliceStart >= SLICE_MS) await this.#letConsumersRun();
     }
   }
 
@@ -442,6 +457,11 @@ export class Reflector<T extends KubeObject> {
       return this.#failed(err, { phase: 'Watching' }, 'watch failed, re-watching at the last resourceVersion');
     }
     return this.#failed(err, { phase: 'Syncing' }, 'watch failed, relisting');
+  }
+
+  async #letConsumersRun(): Promise<void> {
+    await nextMacrotask();
+    this.#sliceStart = performance.now();
   }
 
   #isShort(stream: OpenStream<T>): boolean {
