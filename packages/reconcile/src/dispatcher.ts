@@ -1,3 +1,5 @@
+import { FifoSet } from './fifo-set.js';
+
 export interface DispatcherOptions<T> {
   /** Calls in flight at most, across all lanes. */
   readonly concurrency: number;
@@ -18,7 +20,7 @@ export class Dispatcher<T> {
   readonly #concurrency: number;
   readonly #laneCap: number;
   readonly #run: (lane: number, item: T) => Promise<void>;
-  readonly #queues: Set<T>[];
+  readonly #queues: FifoSet<T>[];
   readonly #inFlight: number[];
   #total = 0;
   #next = 0;
@@ -29,7 +31,7 @@ export class Dispatcher<T> {
     this.#concurrency = options.concurrency;
     this.#laneCap = Math.max(1, options.concurrency - options.lanes + 1);
     this.#run = options.run;
-    this.#queues = Array.from({ length: options.lanes }, () => new Set<T>());
+    this.#queues = Array.from({ length: options.lanes }, () => new FifoSet<T>());
     this.#inFlight = Array.from({ length: options.lanes }, () => 0);
   }
 
@@ -68,13 +70,11 @@ export class Dispatcher<T> {
     while (!this.#paused && this.#total < this.#concurrency) {
       const lane = this.#pickLane();
       if (lane === undefined) return;
-      const queue = this.#queues[lane];
-      const first = queue?.values().next();
-      if (queue === undefined || first === undefined || first.done === true) return;
-      queue.delete(first.value);
+      const item = this.#queues[lane]?.shift();
+      if (item === undefined) return;
       this.#total += 1;
       this.#inFlight[lane] = (this.#inFlight[lane] ?? 0) + 1;
-      void this.#run(lane, first.value).finally(() => {
+      void this.#run(lane, item).finally(() => {
         this.#total -= 1;
         this.#inFlight[lane] = (this.#inFlight[lane] ?? 1) - 1;
         this.#pump();
