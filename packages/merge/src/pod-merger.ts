@@ -1,10 +1,11 @@
 import {
-  ANNOTATIONS, deepFreeze, podFullName, podRef, podUid,
+  ANNOTATIONS, deepFreeze, podRef, podUid,
   type Clock, type Pod, type PodSetUpdate, type PodSnapshot, type PodUpdate, type SourceName,
 } from '@podconfig/core';
 import type { Logger } from 'pino';
 import { AcceptedPodIndex, type IndexChange } from './accepted-pod-index.js';
 import { checkAndUpdatePod } from './check-and-update-pod.js';
+import { sortForEmission, type EmissionOrder } from './emission-order.js';
 import { formatSeenTimestamp } from './format-seen-timestamp.js';
 
 export interface PodMergerOptions {
@@ -44,20 +45,6 @@ interface SourceState {
   merges: number;
   deltaMerges: number;
 }
-
-const NO_TIME = Number.NEGATIVE_INFINITY;
-
-function creationTime(pod: Pod): number {
-  const value = pod.metadata?.creationTimestamp;
-  if (value === undefined || value === null) return NO_TIME;
-  const ms = Date.parse(String(value));
-  return Number.isNaN(ms) ? NO_TIME : ms;
-}
-
-const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-const byFullName = (a: Pod, b: Pod): number =>
-  compareStrings(podFullName(a), podFullName(b)) || compareStrings(podUid(a), podUid(b));
-const byCreation = (a: Pod, b: Pod): number => creationTime(a) - creationTime(b) || byFullName(a, b);
 
 const renamed = (stored: Pod, pod: Pod): boolean =>
   (stored.metadata?.name ?? '') !== (pod.metadata?.name ?? '') ||
@@ -141,17 +128,17 @@ export class PodMerger {
     }
 
     const out: PodUpdate[] = [];
-    const emit = (op: PodUpdate['op'], pods: Pod[], order: (a: Pod, b: Pod) => number): void => {
-      if (pods.length > 0) out.push({ source, op, pods: pods.sort(order) });
+    const emit = (op: PodUpdate['op'], pods: Pod[], order: EmissionOrder = 'full-name'): void => {
+      if (pods.length > 0) out.push({ source, op, pods: sortForEmission(pods, order) });
     };
-    emit('REMOVE', removes, byFullName);
-    emit('ADD', adds, byCreation);
-    emit('UPDATE', updates, byFullName);
-    emit('DELETE', deletes, byFullName);
+    emit('REMOVE', removes);
+    emit('ADD', adds, 'creation');
+    emit('UPDATE', updates);
+    emit('DELETE', deletes);
     if (firstSet && adds.length === 0 && updates.length === 0 && deletes.length === 0) {
       out.push({ source, op: 'ADD', pods: [] });
     }
-    emit('RECONCILE', reconciles, byFullName);
+    emit('RECONCILE', reconciles);
     this.#log.debug(
       {
         source, delta, pods: state.stored.size, removed: removes.length, added: adds.length,
