@@ -156,10 +156,17 @@ export class AcceptedPodIndex {
     };
 
     const names = new Set<string>();
+    const uids = new Set<string>();
     for (const key of keys) {
       const old = base.get(key);
       const pod = next.get(key);
       if (old === pod) continue;
+      if (old !== undefined && pod !== undefined && this.#soleAndUnchanged(key, old, pod)) {
+        // The common watch event: a new version of a pod alone with its full name and UID. What is
+        // accepted does not change, only the pod: the merger re-diffs its UID.
+        uids.add(podUid(pod));
+        continue;
+      }
       if (old !== undefined) {
         const name = podFullName(old);
         removeFrom(this.#names, name, key);
@@ -194,7 +201,6 @@ export class AcceptedPodIndex {
       for (const key of membersOf(members)) if (key !== winner) setDrop(key, { reason: 'name', winner });
       // A new winner joins a UID group below, which sets or clears its record.
     }
-    const uids = new Set<string>();
     for (const [uid, key] of leaving) {
       removeFrom(this.#uids, uid, key);
       uids.add(uid);
@@ -223,6 +229,14 @@ export class AcceptedPodIndex {
       if (drop !== undefined && !sameDrop(old, drop)) drops.push({ key, ...drop });
     }
     return { uids, drops: drops.sort(byKey) };
+  }
+
+  /** `key` keeps its full name and UID from `old` to `pod`, and is the only key with either. */
+  #soleAndUnchanged(key: string, old: Pod, pod: Pod): boolean {
+    const uid = podUid(pod);
+    if (uid !== podUid(old) || this.#uids.get(uid) !== key || this.#uidWinner.get(uid) !== key) return false;
+    if (pod.metadata?.name !== old.metadata?.name || pod.metadata?.namespace !== old.metadata?.namespace) return false;
+    return this.#names.get(podFullName(pod)) === key;
   }
 }
 

@@ -5,25 +5,29 @@
  * empty one, and an absent object is not equal to an empty one (Go: nil ≠ empty).
  */
 export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b || (a == null && b == null)) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) {
-    return Number.isNaN(a) && Number.isNaN(b);
+  if (a === b) return true;
+  if (a === undefined || a === null || b === undefined || b === null) {
+    return (a === undefined || a === null) && (b === undefined || b === null);
   }
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+  if (typeof a !== 'object' || typeof b !== 'object') return Number.isNaN(a) && Number.isNaN(b);
+  const arrayA = Array.isArray(a);
+  if (arrayA || Array.isArray(b)) {
+    if (!arrayA || !Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
     return true;
   }
+  // for…in rather than Object.keys: no key arrays per object (this runs on every pod change).
+  // Decoded JSON objects have no inherited enumerable properties.
   const x = a as Record<string, unknown>;
   const y = b as Record<string, unknown>;
   let present = 0;
-  for (const key of Object.keys(x)) {
+  for (const key in x) {
     const value = x[key];
     if (value === undefined || value === null) continue;
     present++;
     if (!deepEqual(value, y[key])) return false;
   }
-  for (const key of Object.keys(y)) {
+  for (const key in y) {
     const value = y[key];
     if (value !== undefined && value !== null) present--;
   }

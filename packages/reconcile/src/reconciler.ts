@@ -352,13 +352,15 @@ export class Reconciler {
         this.#pods.set(key, record);
         this.#indexName(record);
       } else {
-        if (record.desired) this.#unindexName(record);
+        // Re-index by name only when it changed (a UID keeps its name but for D14 renames).
+        const reindex = !record.desired || !sameName(record.pod, pod);
+        if (reindex && record.desired) this.#unindexName(record);
         if (record.killDeferred && record.source !== undefined) this.#deferred.get(record.source)?.delete(key);
         record.pod = pod;
         record.source = update.source;
         record.desired = true;
         record.killDeferred = false;
-        this.#indexName(record);
+        if (reindex) this.#indexName(record);
       }
       for (const lane of this.#lanes) lane.sync(record, type);
     }
@@ -532,6 +534,9 @@ export class Reconciler {
     }
   }
 }
+
+const sameName = (a: Pod, b: Pod): boolean =>
+  a.metadata?.name === b.metadata?.name && a.metadata?.namespace === b.metadata?.namespace;
 
 function recordKey(pod: Pod): string {
   const uid = podUid(pod);
