@@ -11,6 +11,7 @@ export type { ListOptions, WatchOptions, ListResult, ListerWatcher } from './lis
 export type { ResourceClient } from './resource-client.js';
 export { ListWatch } from './list-watch.js';
 export type { ListWatchOptions } from './list-watch.js';
+export { stripManagedFields } from './strip-managed-fields.js';
 export type { ReflectorSink } from './reflector-sink.js';
 export { Reflector } from './reflector.js';
 export type { ReflectorOptions, ReflectorStatus } from './reflector.js';

@@ -2,6 +2,7 @@ import { PodConfigError, type Pod } from '@podconfig/core';
 import { makePod } from '@podconfig/testing';
 import { describe, expect, it } from 'vitest';
 import { ListWatch } from './list-watch.js';
+import { stripManagedFields } from './strip-managed-fields.js';
 import type { ResourceClient } from './resource-client.js';
 
 /** A ResourceClient that records the queries and answers from memory. */
@@ -70,6 +71,37 @@ describe(ListWatch.name, () => {
       ]);
     });
 
+    it('applies the transform to every item, after kind and apiVersion are filled in', async () => {
+      const seen: unknown[] = [];
+      const transform = (pod: Pod): Pod => {
+        seen.push(structuredClone(pod));
+        return { ...pod, metadata: { ...pod.metadata, labels: { transformed: 'yes' } } };
+      };
+      const bare = { metadata: { name: 'a', namespace: 'default' } };
+      const lw = new ListWatch<Pod>({ client: new RecordingClient(podList([bare, makePod('b')])), path: '/api/v1/pods', kind: 'Pod', transform });
+      const result = await lw.list({}, signal);
+      expect(seen).toEqual([{ kind: 'Pod', apiVersion: 'v1', metadata: { name: 'a', namespace: 'default' } }, makePod('b')]);
+      expect(result.items.map((p) => [p.metadata?.name, p.metadata?.labels])).toEqual([
+        ['a', { transformed: 'yes' }],
+        ['b', { transformed: 'yes' }],
+      ]);
+    });
+
+    it('drops managedFields with stripManagedFields as the transform', async () => {
+      const withFields = { ...makePod('a'), metadata: { ...makePod('a').metadata, managedFields: [{ manager: 'kubectl' }] } };
+      const lw = new ListWatch<Pod>({ client: new RecordingClient(podList([withFields])), path: '/api/v1/pods', kind: 'Pod', transform: stripManagedFields });
+      expect((await lw.list({}, signal)).items).toEqual([makePod('a')]);
+    });
+
+    it('throws PODCONFIG_WATCH_DECODE, with the cause, when the transform throws', async () => {
+      const boom = new Error('boom');
+      const transform = (): Pod => {
+        throw boom;
+      };
+      const lw = new ListWatch<Pod>({ client: new RecordingClient(podList([makePod('a')])), path: '/api/v1/pods', kind: 'Pod', transform });
+      await expect(lw.list({}, signal)).rejects.toSatisfy((err) => PodConfigError.is(err, 'PODCONFIG_WATCH_DECODE') && err.cause === boom);
+    });
+
     it('throws PODCONFIG_WATCH_DECODE for a body that is not a list', async () => {
       for (const body of [{ kind: 'Status' }, podList([]).items, { items: [], metadata: {} }, podList(['x'])]) {
         const lw = new ListWatch<Pod>({ client: new RecordingClient(body), path: '/api/v1/pods', kind: 'Pod' });
@@ -96,6 +128,44 @@ describe(ListWatch.name, () => {
         sendInitialEvents: 'true',
         timeoutSeconds: '321',
       });
+    });
+
+    it('applies the transform to ADDED, MODIFIED and DELETED objects, never to BOOKMARK or ERROR objects', async () => {
+      const events = [
+        { type: 'ADDED', object: makePod('a') },
+        { type: 'MODIFIED', object: makePod('a', { resourceVersion: '2' }) },
+        { type: 'BOOKMARK', object: { kind: 'Pod', metadata: { resourceVersion: '3' } } },
+        { type: 'DELETED', object: makePod('a', { resourceVersion: '4' }) },
+        { type: 'ERROR', object: { kind: 'Status', code: 410 } },
+      ];
+      const seen: unknown[] = [];
+      const transform = (pod: Pod): Pod => {
+        seen.push(pod);
+        return { ...pod, metadata: { ...pod.metadata, labels: { transformed: 'yes' } } };
+      };
+      const lw = new ListWatch<Pod>({ client: new RecordingClient(undefined, events), path: '/api/v1/pods', kind: 'Pod', transform });
+      const out = await collect(await lw.watch({ resourceVersion: '1', allowWatchBookmarks: true, timeoutSeconds: 300 }, signal));
+      expect(seen).toEqual([events[0]!.object, events[1]!.object, events[3]!.object]);
+      expect(out.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'BOOKMARK', 'DELETED', 'ERROR']);
+      expect(out.map((e) => (e.type === 'ERROR' ? undefined : e.object.metadata?.labels))).toEqual([
+        { transformed: 'yes' },
+        { transformed: 'yes' },
+        undefined,
+        { transformed: 'yes' },
+        undefined,
+      ]);
+      expect(out[2]!.object).toBe(events[2]!.object);
+      expect(out[4]!.object).toBe(events[4]!.object);
+    });
+
+    it('throws PODCONFIG_WATCH_DECODE, with the cause, when the transform throws', async () => {
+      const boom = new Error('boom');
+      const transform = (): Pod => {
+        throw boom;
+      };
+      const lw = new ListWatch<Pod>({ client: new RecordingClient(undefined, [{ type: 'ADDED', object: makePod('a') }]), path: '/api/v1/pods', kind: 'Pod', transform });
+      const stream = await lw.watch({ resourceVersion: '5', allowWatchBookmarks: true, timeoutSeconds: 300 }, signal);
+      await expect(collect(stream)).rejects.toSatisfy((err) => PodConfigError.is(err, 'PODCONFIG_WATCH_DECODE') && err.cause === boom);
     });
 
     it('throws PODCONFIG_WATCH_DECODE for an event without a known type or an object', async () => {

@@ -3,7 +3,7 @@ import type { ListerWatcher, ListOptions, ListResult, WatchOptions } from './lis
 import type { ResourceClient } from './resource-client.js';
 import type { WatchEvent } from './watch-event.js';
 
-export interface ListWatchOptions {
+export interface ListWatchOptions<T = unknown> {
   readonly client: ResourceClient;
   /** The collection path, e.g. `/api/v1/pods` or `/api/v1/namespaces/ns/pods`. */
   readonly path: string;
@@ -12,14 +12,33 @@ export interface ListWatchOptions {
   readonly labelSelector?: string;
   /** The kind of the items (`Pod`): list items, which the API sends without `kind`, get it (and the list's `apiVersion`). */
   readonly kind: string;
+  /**
+   * client-go's `TransformFunc`: applied to every object before it reaches the caller (the Reflector),
+   * i.e. to each list item (after `kind`/`apiVersion` are filled in) and to the object of each ADDED,
+   * MODIFIED and DELETED watch event; never to BOOKMARK or ERROR objects. Typically drops fields nobody
+   * reads to save memory (`stripManagedFields`). It sees the object first, so it may return it changed
+   * or a new one; it should be idempotent and cheap (it runs once per object on the hot path). An exception
+   * it throws becomes `PODCONFIG_WATCH_DECODE` (with the exception as `cause`) out of `list()` or the watch
+   * stream, which the Reflector treats like an undecodable object: back off and relist.
+   */
+  readonly transform?: (object: T) => T;
 }
 
 const EVENT_TYPES: ReadonlySet<string> = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
-function decodeError(message: string): PodConfigError {
-  return new PodConfigError('PODCONFIG_WATCH_DECODE', message);
+function decodeError(message: string, cause?: unknown): PodConfigError {
+  return new PodConfigError('PODCONFIG_WATCH_DECODE', message, cause === undefined ? {} : { cause });
+}
+
+/** Runs the caller's transform; its exception becomes `PODCONFIG_WATCH_DECODE` (message without the object). */
+function transformed<T>(transform: (object: T) => T, object: T, what: string): T {
+  try {
+    return transform(object);
+  } catch (err: unknown) {
+    throw decodeError(`transform of a ${what} failed`, err);
+  }
 }
 
 /**
@@ -28,9 +47,9 @@ function decodeError(message: string): PodConfigError {
  * claim (the Reflector checks `kind` on watch events). A malformed list or watch envelope is `PODCONFIG_WATCH_DECODE`.
  */
 export class ListWatch<T> implements ListerWatcher<T> {
-  readonly #o: ListWatchOptions;
+  readonly #o: ListWatchOptions<T>;
 
-  constructor(options: ListWatchOptions) {
+  constructor(options: ListWatchOptions<T>) {
     this.#o = options;
   }
 
@@ -49,6 +68,7 @@ export class ListWatch<T> implements ListerWatcher<T> {
       throw decodeError(`list of ${this.#o.kind} has no metadata.resourceVersion`);
     }
     const apiVersion = typeof body.apiVersion === 'string' ? body.apiVersion : undefined;
+    const transform = this.#o.transform;
     const items: T[] = [];
     for (const item of body.items as unknown[]) {
       if (!isRecord(item)) throw decodeError(`list of ${this.#o.kind} has an item that is not an object`);
@@ -56,7 +76,7 @@ export class ListWatch<T> implements ListerWatcher<T> {
         item.kind = this.#o.kind;
         if (item.apiVersion === undefined && apiVersion !== undefined) item.apiVersion = apiVersion;
       }
-      items.push(item as T);
+      items.push(transform === undefined ? (item as T) : transformed(transform, item as T, `${this.#o.kind} list item`));
     }
     const token = typeof metadata.continue === 'string' && metadata.continue !== '' ? metadata.continue : undefined;
     return { items, resourceVersion: metadata.resourceVersion, ...(token === undefined ? {} : { continue: token }) };
@@ -73,7 +93,7 @@ export class ListWatch<T> implements ListerWatcher<T> {
     if (options.sendInitialEvents !== undefined) query.set('sendInitialEvents', String(options.sendInitialEvents));
     query.set('timeoutSeconds', String(options.timeoutSeconds));
     const raw = await this.#o.client.watchJSON(this.#o.path, query, signal);
-    return decodeEvents<T>(raw);
+    return decodeEvents<T>(raw, this.#o.transform);
   }
 
   #selectors(): URLSearchParams {
@@ -84,12 +104,19 @@ export class ListWatch<T> implements ListerWatcher<T> {
   }
 }
 
-async function* decodeEvents<T>(raw: AsyncIterable<unknown>): AsyncGenerator<WatchEvent<T>, void, undefined> {
+const CHANGE_TYPES: ReadonlySet<string> = new Set(['ADDED', 'MODIFIED', 'DELETED']);
+
+async function* decodeEvents<T>(
+  raw: AsyncIterable<unknown>,
+  transform: ((object: T) => T) | undefined,
+): AsyncGenerator<WatchEvent<T>, void, undefined> {
   for await (const value of raw) {
     if (!isRecord(value) || typeof value.type !== 'string' || !EVENT_TYPES.has(value.type)) {
       throw decodeError('watch event has no known type');
     }
     if (!isRecord(value.object)) throw decodeError(`watch ${value.type} event has no object`);
-    yield { type: value.type, object: value.object } as WatchEvent<T>;
+    const object =
+      transform !== undefined && CHANGE_TYPES.has(value.type) ? transformed(transform, value.object as T, `watch ${value.type} object`) : value.object;
+    yield { type: value.type, object } as WatchEvent<T>;
   }
 }
