@@ -1,6 +1,6 @@
 import { setImmediate as tick } from 'node:timers/promises';
 import type { ListerWatcher, ResourceClient } from '@podconfig/cache';
-import { ConfigInvalidError, PodConfigError, type PodSetUpdate } from '@podconfig/core';
+import { ConfigInvalidError, PodConfigError, type Pod, type PodSetUpdate } from '@podconfig/core';
 import { KubeClient, type ClusterConfig } from '@podconfig/kube-client';
 import { FakeApiServer, InstantClock, makePod, type FakeRequest } from '@podconfig/testing';
 import { pino, type Logger } from 'pino';
@@ -94,6 +94,15 @@ class ReflectorClock extends InstantClock {
       else signal.addEventListener('abort', () => resolve(), { once: true });
     });
   }
+}
+
+const MANAGED_FIELDS = [
+  { manager: 'kube-controller-manager', operation: 'Update', apiVersion: 'v1', time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': {} } } },
+];
+
+/** A pod as a real API server keeps it: with server-side-apply bookkeeping. */
+function withManagedFields(pod: Pod): Pod {
+  return { ...pod, metadata: { ...pod.metadata, managedFields: MANAGED_FIELDS } };
 }
 
 const isPods = (r: FakeRequest): boolean => r.path === '/api/v1/pods';
@@ -266,6 +275,36 @@ describe(ApiserverPodSource.name, () => {
       fake.updatePod({ ...fake.getPod('default', 'unscheduled')!, spec: { ...fake.getPod('default', 'unscheduled')!.spec!, nodeName: NODE } });
       expect(keys(await run.next())).toEqual(['default/unscheduled', 'kube-system/p2']);
       expect(run.source.status()).toMatchObject({ seen: true, healthy: true, pods: 2, details: { connected: true, podsSynced: true } });
+    });
+
+    it.each([true, false])('drops metadata.managedFields by default, from the initial sync and from watch events (watchList %s)', async (watchList) => {
+      const fake = await fakeServer();
+      fake.createPod(withManagedFields(makePod('p1', { nodeName: NODE })));
+      const run = start(kubeClient(fake), { watchList });
+      const first = await run.next();
+      expect(keys(first)).toEqual(['default/p1']);
+      expect(first.pods.get('default/p1')?.metadata).not.toHaveProperty('managedFields');
+      expect(first.pods.get('default/p1')?.metadata).toMatchObject({ name: 'p1', uid: fake.getPod('default', 'p1')?.metadata?.uid });
+
+      fake.createPod(withManagedFields(makePod('p2', { nodeName: NODE })));
+      const added = await run.next();
+      expect(added.pods.get('default/p2')?.metadata).not.toHaveProperty('managedFields');
+      const p1 = fake.getPod('default', 'p1')!;
+      fake.updatePod({ ...p1, metadata: { ...p1.metadata, labels: { app: 'x' } } });
+      const updated = await run.next();
+      expect(updated.pods.get('default/p1')?.metadata?.labels).toEqual({ app: 'x' });
+      expect(updated.pods.get('default/p1')?.metadata).not.toHaveProperty('managedFields');
+      // The server still has them: the source dropped them.
+      expect(fake.getPod('default', 'p1')?.metadata?.managedFields).toEqual(MANAGED_FIELDS);
+    });
+
+    it('keeps metadata.managedFields with keepManagedFields: true', async () => {
+      const fake = await fakeServer();
+      fake.createPod(withManagedFields(makePod('p1', { nodeName: NODE })));
+      const run = start(kubeClient(fake), { keepManagedFields: true });
+      expect((await run.next()).pods.get('default/p1')?.metadata?.managedFields).toEqual(MANAGED_FIELDS);
+      fake.createPod(withManagedFields(makePod('p2', { nodeName: NODE })));
+      expect((await run.next()).pods.get('default/p2')?.metadata?.managedFields).toEqual(MANAGED_FIELDS);
     });
 
     it('never blocks the reflector on a slow consumer: pending SETs coalesce and keep the union of change keys (D16, D17)', async () => {

@@ -3,6 +3,7 @@ import {
   ListWatch,
   Reflector,
   UndeltaStore,
+  stripManagedFields,
   type KubeObject,
   type ReflectorOptions,
   type ReflectorStatus,
@@ -38,6 +39,11 @@ export interface ApiserverPodSourceOptions {
   readonly clock: Clock;
   /** Decision D13: initial sync by streaming list (`sendInitialEvents`). Default true; false = LIST then WATCH. */
   readonly watchList?: boolean;
+  /**
+   * Keep `metadata.managedFields` on pods (and the Node). Default false: both ListWatches get the cache's
+   * `stripManagedFields` transform, as kube-scheduler's informers do (the merger never compares the field).
+   */
+  readonly keepManagedFields?: boolean;
   /**
    * The kubelet's `WaitForAPIServerSyncPeriod` (default 1000): while the node gate is closed, a debug
    * log line "node sync has not completed yet" is written this often. The gate itself opens on the
@@ -188,16 +194,17 @@ export class ApiserverPodSource implements PodSource, StatusReporter {
       ...(this.#o.watchList === undefined ? {} : { watchList: this.#o.watchList }),
       ...this.#o.reflector,
     };
+    const strip = this.#o.keepManagedFields === true ? {} : { transform: stripManagedFields };
     const nodeSink = new NodeSyncSink();
     const nodeLw = new ErrorCountingListerWatcher<KubeObject>(
-      new ListWatch<KubeObject>({ client, path: NODES_PATH, fieldSelector: `metadata.name=${escapeFieldValue(nodeName)}`, kind: 'Node' }),
+      new ListWatch<KubeObject>({ client, path: NODES_PATH, fieldSelector: `metadata.name=${escapeFieldValue(nodeName)}`, kind: 'Node', ...strip }),
       stopped,
     );
     const store = new UndeltaStore({
       push: (pods, changes) => box.put(API_SOURCE, { source: API_SOURCE, op: 'SET', pods, ...(changes === undefined ? {} : { changes }) }),
     });
     const podLw = new ErrorCountingListerWatcher<Pod>(
-      new ListWatch<Pod>({ client, path: PODS_PATH, fieldSelector: `spec.nodeName=${escapeFieldValue(nodeName)}`, kind: 'Pod' }),
+      new ListWatch<Pod>({ client, path: PODS_PATH, fieldSelector: `spec.nodeName=${escapeFieldValue(nodeName)}`, kind: 'Pod', ...strip }),
       stopped,
     );
     const run: Run = {
