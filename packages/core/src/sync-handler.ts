@@ -50,8 +50,9 @@ export interface KillPodRequest {
  *   pod as `create`). A handler converges reality to the request; it does not count calls.
  * - **Failure.** Throwing or rejecting marks the work as failed: it is retried with exponential
  *   backoff, shown per pod in `/pods` and counted in metrics. Other pods are not affected.
- * - **Time.** Each call gets `signal`, aborted when the per-call timeout expires or the agent
- *   shuts down. A handler that ignores it is abandoned after the timeout (its promise is no longer
+ * - **Time.** Each call gets `signal`, aborted when the per-call timeout expires (rounded up by at
+ *   most 1 %: calls with the same deadline share one signal, so remove the listeners you add) or the
+ *   agent shuts down. A handler that ignores it is abandoned after the timeout (its promise is no longer
  *   awaited) and the call counts as failed.
  * - **One static pod per full name** (spec §6.6): when two sources want a static pod with the same
  *   `name_namespace`, only the first is synced; the next one is created after the first is killed.

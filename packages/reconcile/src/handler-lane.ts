@@ -3,7 +3,7 @@ import {
 } from '@podconfig/core';
 import type { Clock, KillPodReason, SyncHandler, SyncPodType } from '@podconfig/core';
 import type { Logger } from 'pino';
-import { callWithTimeout } from './call-with-timeout.js';
+import type { CallDeadlines } from './call-deadlines.js';
 import type { ClockTimers } from './clock-timers.js';
 import type { Dispatcher } from './dispatcher.js';
 import { DEFAULT_GRACE_PERIOD_SECONDS, gracePeriodSeconds, type PodRecord } from './pod-record.js';
@@ -17,6 +17,8 @@ import { callKind, coalesceWork, type WorkItem } from './work-item.js';
 export interface LaneHost {
   /** Aborted at shutdown: every call's signal is linked to it. */
   signal(): AbortSignal;
+  /** Runs handler calls with their time limit (one per run of the reconciler). */
+  deadlines(): CallDeadlines;
   /** True once shutdown began: no new calls, timers or retries. */
   stopping(): boolean;
   observe(event: HandlerCallEvent): void;
@@ -37,7 +39,6 @@ export interface HandlerLaneOptions {
   readonly logger: Logger;
   readonly host: LaneHost;
   readonly syncFrequencyMs: number;
-  readonly callTimeoutMs: number;
   readonly retry: { readonly initialMs: number; readonly maxMs: number };
   readonly random?: () => number;
 }
@@ -62,6 +63,8 @@ export class HandlerLane {
   readonly #workers = new Map<string, PodWorker>();
   readonly #gate = new StaticPodGate<PodWorker>();
   readonly #random: () => number;
+  readonly #syncWhat: string;
+  readonly #killWhat: string;
   #seq = 0;
 
   constructor(options: HandlerLaneOptions) {
@@ -70,6 +73,8 @@ export class HandlerLane {
     this.#o = options;
     this.#log = options.logger.child({ handler: options.handler.name });
     this.#random = options.random ?? Math.random;
+    this.#syncWhat = `${this.name} syncPod`;
+    this.#killWhat = `${this.name} killPod`;
   }
 
   /** Successful calls so far: orphan sweeps note it before listing. */
@@ -158,7 +163,7 @@ export class HandlerLane {
     const pod = record.pod;
     const source = record.source;
     const parent = this.#o.host.signal();
-    const called = await callWithTimeout(
+    const called = await this.#o.host.deadlines().run(
       (signal) => {
         if (item.kind === 'kill') {
           return this.handler.killPod({ reason: item.reason, pod, gracePeriodSeconds: item.gracePeriodSeconds, attempt: item.attempt }, signal);
@@ -166,7 +171,7 @@ export class HandlerLane {
         if (source === undefined) throw new PodConfigError('PODCONFIG_INTERNAL', 'sync of a pod without a source');
         return this.handler.syncPod({ type: item.type, pod, source, attempt: item.attempt }, signal);
       },
-      { parent, timers: this.#o.timers, timeoutMs: this.#o.callTimeoutMs, what: `${this.name} ${kind === 'kill' ? 'killPod' : 'syncPod'}` },
+      kind === 'kill' ? this.#killWhat : this.#syncWhat,
     );
     if (parent.aborted) this.#o.host.interrupted();
     // Handlers return normally when their signal aborts; a call cut short by shutdown did not

@@ -4,6 +4,7 @@ import {
 } from '@podconfig/core';
 import type { ActualPod, Clock, Pod, PodLister, PodUpdate, SourceName, SyncHandler, SyncPodType } from '@podconfig/core';
 import type { Logger } from 'pino';
+import { CallDeadlines } from './call-deadlines.js';
 import { callWithTimeout } from './call-with-timeout.js';
 import { ClockTimers, type Timer } from './clock-timers.js';
 import { Dispatcher } from './dispatcher.js';
@@ -81,6 +82,7 @@ export class Reconciler {
   readonly #deferred = new Map<SourceName, Set<string>>();
   readonly #allReadyWaiters = new Set<() => void>();
   #signal: AbortSignal = new AbortController().signal;
+  #deadlines: CallDeadlines;
   #stopping = false;
   #ran = false;
   /** Calls whose signal shutdown aborted before they finished (cut short, or abandoned later). */
@@ -118,6 +120,7 @@ export class Reconciler {
 
     this.#readiness = new SourceReadiness(options.sources);
     this.#timers = new ClockTimers({ clock: options.clock, onError: (err) => this.#log.error({ err }, 'clock failed; timer dropped') });
+    this.#deadlines = this.#newDeadlines(this.#signal);
     this.#dispatcher = new Dispatcher<PodWorker>({
       concurrency,
       lanes: options.handlers.length,
@@ -125,6 +128,7 @@ export class Reconciler {
     });
     const host: LaneHost = {
       signal: () => this.#signal,
+      deadlines: () => this.#deadlines,
       stopping: () => this.#stopping,
       observe: (event) => this.#observeCall(event),
       interrupted: () => { this.#interruptedCalls += 1; },
@@ -137,7 +141,6 @@ export class Reconciler {
       clock: options.clock,
       logger: this.#log,
       syncFrequencyMs: this.#syncFrequencyMs,
-      callTimeoutMs: this.#callTimeoutMs,
       ...(options.random === undefined ? {} : { random: options.random }),
     }));
   }
@@ -156,6 +159,7 @@ export class Reconciler {
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) stop.abort(signal.reason);
     this.#signal = stop.signal;
+    this.#deadlines = this.#newDeadlines(stop.signal);
     let failure: PodConfigError | undefined;
     let sweeps: Promise<void>[] = [];
     try {
@@ -172,6 +176,10 @@ export class Reconciler {
       await this.#shutdown(stop, sweeps);
     }
     if (failure !== undefined) throw failure;
+  }
+
+  #newDeadlines(parent: AbortSignal): CallDeadlines {
+    return new CallDeadlines({ timers: this.#timers, clock: this.#clock, timeoutMs: this.#callTimeoutMs, parent });
   }
 
   /** For GET /pods: desired pods and pods still being killed, sorted by namespace/name. */

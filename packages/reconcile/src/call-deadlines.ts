@@ -1,0 +1,129 @@
+import { setMaxListeners } from 'node:events';
+import { PodConfigError, type Clock } from '@podconfig/core';
+import type { CallResult } from './call-with-timeout.js';
+import type { ClockTimers, Timer } from './clock-timers.js';
+
+export interface CallDeadlinesOptions {
+  readonly timers: ClockTimers;
+  readonly clock: Clock;
+  /** Each call gets at least this long before its signal aborts and it is abandoned. */
+  readonly timeoutMs: number;
+  /** Shutdown: every call's signal aborts with it (the calls still get until their deadline). */
+  readonly parent: AbortSignal;
+}
+
+/** A call waiting for its outcome; `what` names it in its timeout error. */
+interface PendingCall {
+  readonly resolve: (result: CallResult<void>) => void;
+  readonly what: string;
+}
+
+/** One deadline shared by every call whose rounded deadline it is. */
+interface Deadline {
+  readonly due: number;
+  readonly controller: AbortController;
+  readonly pending: Set<PendingCall>;
+  timer: Timer | undefined;
+}
+
+/**
+ * The resolution of call deadlines: 1 % of the timeout, as a power of ten (60 s → 100 ms), at least
+ * 1 ms and at most 1 s. Nobody can tell a 60.1 s timeout from a 60 s one; everyone can tell one
+ * timer and abort signal per handler call from one per 100 ms.
+ */
+export function deadlineResolutionMs(timeoutMs: number): number {
+  const onePercent = Math.max(1, Math.min(1000, timeoutMs / 100));
+  return 10 ** Math.floor(Math.log10(onePercent));
+}
+
+/**
+ * Per-call time limits for handler calls, like {@link callWithTimeout} but without an
+ * `AbortController`, a parent listener and a timer per call, which were a tenth of the reconciler's
+ * time per call: a call's deadline is its start plus `timeoutMs`, rounded up to
+ * {@link deadlineResolutionMs}, and calls with the same deadline share one signal and one timer. A
+ * call's signal therefore aborts no earlier than `timeoutMs` after it started (and at most one
+ * resolution step later), or when `parent` aborts. On its deadline a call still running resolves
+ * as `timeout` and is abandoned: a late settlement is ignored. Never rejects.
+ */
+export class CallDeadlines {
+  readonly #o: CallDeadlinesOptions;
+  readonly #resolutionMs: number;
+  /** Deadlines whose timer has not fired; the newest is the one new calls join. */
+  readonly #live = new Set<Deadline>();
+  #newest: Deadline | undefined;
+
+  constructor(options: CallDeadlinesOptions) {
+    this.#o = options;
+    this.#resolutionMs = deadlineResolutionMs(options.timeoutMs);
+    // One listener for every call, instead of one per call.
+    options.parent.addEventListener('abort', () => {
+      for (const deadline of this.#live) deadline.controller.abort(options.parent.reason);
+    }, { once: true });
+  }
+
+  /** Calls `fn` with the signal of its deadline. `what` names the call in its timeout error, e.g. `h syncPod`. */
+  run(fn: (signal: AbortSignal) => Promise<void>, what: string): Promise<CallResult<void>> {
+    const deadline = this.#deadline();
+    let promise: Promise<void>;
+    try {
+      promise = fn(deadline.controller.signal);
+    } catch (err: unknown) {
+      this.#release(deadline);
+      return Promise.resolve({ outcome: 'error', err });
+    }
+    return new Promise<CallResult<void>>((resolve) => {
+      const call: PendingCall = { resolve, what };
+      deadline.pending.add(call);
+      const settle = (result: CallResult<void>): void => {
+        if (!deadline.pending.delete(call)) return; // timed out: abandoned
+        this.#release(deadline);
+        resolve(result);
+      };
+      void promise.then(
+        () => settle({ outcome: 'success', value: undefined }),
+        (err: unknown) => settle({ outcome: 'error', err }),
+      );
+    });
+  }
+
+  #deadline(): Deadline {
+    const step = this.#resolutionMs;
+    const due = Math.ceil((this.#o.clock.now() + this.#o.timeoutMs) / step) * step;
+    const newest = this.#newest;
+    if (newest !== undefined && newest.due === due) return newest;
+    const deadline: Deadline = { due, controller: new AbortController(), pending: new Set(), timer: undefined };
+    // Calls in flight share the signal, and each may listen to it (undici does): no leak warning at 11.
+    setMaxListeners(0, deadline.controller.signal);
+    if (this.#o.parent.aborted) deadline.controller.abort(this.#o.parent.reason);
+    deadline.timer = this.#o.timers.after(due - this.#o.clock.now(), () => this.#expire(deadline));
+    this.#live.add(deadline);
+    this.#newest = deadline;
+    if (newest !== undefined && newest.pending.size === 0) this.#drop(newest);
+    return deadline;
+  }
+
+  /** A call of `deadline` settled: a deadline no call is waiting for and none will join is dropped. */
+  #release(deadline: Deadline): void {
+    if (deadline.pending.size === 0 && deadline !== this.#newest) this.#drop(deadline);
+  }
+
+  #drop(deadline: Deadline): void {
+    deadline.timer?.cancel();
+    this.#live.delete(deadline);
+  }
+
+  #expire(deadline: Deadline): void {
+    this.#live.delete(deadline);
+    if (this.#newest === deadline) this.#newest = undefined;
+    const timeoutMs = this.#o.timeoutMs;
+    deadline.controller.abort(new PodConfigError('PODCONFIG_HANDLER_TIMEOUT', `handler call did not finish within ${timeoutMs} ms`, { retryable: true }));
+    const calls = [...deadline.pending];
+    deadline.pending.clear();
+    for (const call of calls) {
+      call.resolve({
+        outcome: 'timeout',
+        err: new PodConfigError('PODCONFIG_HANDLER_TIMEOUT', `${call.what} did not finish within ${timeoutMs} ms`, { retryable: true }),
+      });
+    }
+  }
+}
