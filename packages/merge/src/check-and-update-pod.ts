@@ -10,11 +10,12 @@ type Labels = Readonly<Record<string, string>> | null | undefined;
 function annotationsEqual(existing: Labels, candidate: Labels): boolean {
   const a = existing ?? {};
   const b = candidate ?? {};
-  for (const [key, value] of Object.entries(b)) {
+  // for…in, not Object.entries: no arrays per key on every pod change.
+  for (const key in b) {
     if (LOCAL_ANNOTATIONS.has(key)) continue;
-    if (!Object.hasOwn(a, key) || a[key] !== value) return false;
+    if (!Object.hasOwn(a, key) || a[key] !== b[key]) return false;
   }
-  for (const key of Object.keys(a)) {
+  for (const key in a) {
     if (!LOCAL_ANNOTATIONS.has(key) && !Object.hasOwn(b, key)) return false;
   }
   return true;

@@ -314,7 +314,9 @@ export class HandlerLane {
 
   #scheduleResync(worker: PodWorker): void {
     if (this.#o.host.stopping()) return;
-    const delay = this.#o.syncFrequencyMs * (1 + RESYNC_JITTER * this.#random());
+    // Jitter in 1 % steps: Node keeps one timer list per distinct duration (each a priority-queue
+    // entry); 50,000 pods with unique durations made tens of thousands of lists.
+    const delay = this.#o.syncFrequencyMs * (1 + RESYNC_JITTER * (Math.floor(this.#random() * 100) / 100));
     worker.timerKind = 'resync';
     worker.timer = this.#o.timers.after(delay, () => {
       worker.timer = undefined;
