@@ -33,6 +33,8 @@ export interface AgentConfig {
   readonly kubeApiQps: number;
   readonly kubeApiBurst: number;
   readonly watchList: boolean;
+  /** Keep `metadata.managedFields` on apiserver pods; default false (dropped, as kube-scheduler's informers do). */
+  readonly keepManagedFields: boolean;
   readonly syncFrequencyMs: number;
   readonly readiness: 'per-source' | 'all-sources';
   readonly handlers: readonly HandlerSpec[];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine } from './cli.js';
+import { SETTINGS } from './settings.js';
 
 const run = (argv: string[]) => {
   const r = parseCommandLine(argv, '1.2.3');
@@ -26,6 +27,25 @@ describe('parseCommandLine()', () => {
   it('treats a bare --watch-list as true and keeps --watch-list=false', () => {
     expect(run(['--watch-list']).flags['watch-list']).toBe('true');
     expect(run(['--watch-list=false']).flags['watch-list']).toBe('false');
+  });
+
+  it('treats every bool flag alone as true, followed by another flag too, and keeps =false and =true', () => {
+    const bools = SETTINGS.filter((s) => s.isBool === true).map((s) => s.flag);
+    expect(bools).toEqual(expect.arrayContaining(['watch-list', 'keep-managed-fields']));
+    for (const flag of bools) {
+      expect(run([`--${flag}`, '--node-name=n1']).flags).toEqual({ [flag]: 'true', 'node-name': 'n1' });
+      expect(run([`--${flag}=false`]).flags[flag]).toBe('false');
+      expect(run([`--${flag}=true`]).flags[flag]).toBe('true');
+    }
+    expect(run(['--keep-managed-fields']).flags).toEqual({ 'keep-managed-fields': 'true' });
+  });
+
+  it('still requires a value for a flag that is not a bool', () => {
+    const r = parseCommandLine(['--sync-frequency'], '1.2.3');
+    expect(r.kind).toBe('exit');
+    if (r.kind !== 'exit') return;
+    expect(r.code).not.toBe(0);
+    expect(r.output).toContain('--sync-frequency');
   });
 
   it('returns the config file path', () => {

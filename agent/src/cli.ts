@@ -27,19 +27,14 @@ export function parseCommandLine(argv: readonly string[], version: string): Comm
     .configureOutput({ writeOut: (s) => { output += s; }, writeErr: (s) => { output += s; } });
   const attribute = new Map<string, string>();
   for (const s of SETTINGS) {
-    const opt = new Option(`--${s.flag} <${s.arg}>`, s.help);
+    // A bool flag alone means true, as Go's bool flags do (`--watch-list`); `--watch-list=false` turns it off.
+    const value = s.isBool === true ? `[${s.arg}]` : `<${s.arg}>`;
+    const opt = new Option(`--${s.flag} ${value}`, s.help);
     if (s.repeatable === true) opt.argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]);
-    if (s.key === 'watchList') {
-      // `--watch-list` alone means true, as Go's bool flags do; `--watch-list=false` turns it off.
-      const boolOpt = new Option(`--${s.flag} [${s.arg}]`, s.help);
-      program.addOption(boolOpt);
-      attribute.set(boolOpt.attributeName(), s.flag);
-      continue;
-    }
     program.addOption(opt);
     attribute.set(opt.attributeName(), s.flag);
     for (const alias of s.aliases ?? []) {
-      const a = new Option(`--${alias} <${s.arg}>`, `alias of --${s.flag}`);
+      const a = new Option(`--${alias} ${value}`, `alias of --${s.flag}`);
       program.addOption(a);
       attribute.set(a.attributeName(), s.flag);
     }

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PodConfigError } from '@podconfig/core';
 import { tempDir } from '@podconfig/testing';
 import { loadConfigFile } from './config-file.js';
+import { resolveConfig } from './settings.js';
 
 describe('loadConfigFile()', () => {
   let dir: { path: string; cleanup: () => Promise<void> };
@@ -27,6 +28,13 @@ describe('loadConfigFile()', () => {
     const f = await loadConfigFile(path);
     expect(f.fields).toEqual({ staticPodPath: '/m' });
     expect(f.ignoredFields).toEqual(['cgroupDriver', 'clusterDNS']);
+  });
+
+  it('reads the bool fields of a podconfig file as YAML bools (watchList, keepManagedFields)', async () => {
+    const path = await write('kind: PodConfigAgentConfiguration\nwatchList: false\nkeepManagedFields: true\n');
+    const f = await loadConfigFile(path);
+    expect(f.fields).toEqual({ watchList: false, keepManagedFields: true });
+    expect(resolveConfig({}, f.fields)).toMatchObject({ watchList: false, keepManagedFields: true });
   });
 
   it('rejects an unknown field of a podconfig file, naming it and the file', async () => {

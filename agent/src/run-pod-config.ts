@@ -29,6 +29,8 @@ export interface PodConfigOptions {
   readonly kubeAPIQPS?: number;
   readonly kubeAPIBurst?: number;
   readonly watchList?: boolean;
+  /** Keep `metadata.managedFields` on apiserver pods; default false (dropped). */
+  readonly keepManagedFields?: boolean;
   readonly syncFrequency?: string | number;
   readonly readiness?: 'per-source' | 'all-sources';
   /** Handler objects run in-process, and/or specs loaded like `--handler`. Default: `['log']` when empty. */

@@ -1,8 +1,10 @@
+import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { PodConfigError } from '@podconfig/core';
 import { DEFAULTS } from './agent-config.js';
-import { parseHandlerSpec, resolveConfig } from './settings.js';
+import { SETTINGS, parseHandlerSpec, resolveConfig } from './settings.js';
 
 const invalid = (fn: () => unknown): string => {
   try {
@@ -20,7 +22,7 @@ describe('resolveConfig()', () => {
     expect(c).toMatchObject({
       nodeName: hostname().trim().toLowerCase(),
       fileCheckFrequencyMs: 20_000, httpCheckFrequencyMs: 20_000, syncFrequencyMs: 60_000,
-      kubeApiQps: 50, kubeApiBurst: 100, watchList: true, readiness: 'per-source', invalidManifest: 'keep',
+      kubeApiQps: 50, kubeApiBurst: 100, watchList: true, keepManagedFields: false, readiness: 'per-source', invalidManifest: 'keep',
       manifestFilter: 'default', httpReady: 'definitive', statusAddress: { host: '127.0.0.1', port: 10265 },
       handlers: [{ name: 'log', options: {} }], staticPodPath: undefined, manifestUrl: undefined,
     });
@@ -32,6 +34,13 @@ describe('resolveConfig()', () => {
     expect(c.syncFrequencyMs).toBe(120_000);
     expect(c.fileCheckFrequencyMs).toBe(5_000);
     expect(c.staticPodPath).toBe('/m');
+  });
+
+  it('reads keepManagedFields from --keep-managed-fields (true/false) and the config field (a YAML bool)', () => {
+    expect(resolveConfig({ 'keep-managed-fields': 'true' }, {}).keepManagedFields).toBe(true);
+    expect(resolveConfig({ 'keep-managed-fields': 'false' }, { keepManagedFields: true }).keepManagedFields).toBe(false);
+    expect(resolveConfig({}, { keepManagedFields: true }).keepManagedFields).toBe(true);
+    expect(resolveConfig({}, { keepManagedFields: false }).keepManagedFields).toBe(false);
   });
 
   it('lowercases the node name like the kubelet', () => {
@@ -58,12 +67,14 @@ describe('resolveConfig()', () => {
     [{ 'node-name': 'not_valid' }, '--node-name'],
     [{ 'log-level': 'loud' }, '--log-level'],
     [{ 'watch-list': 'maybe' }, '--watch-list'],
+    [{ 'keep-managed-fields': 'yes' }, '--keep-managed-fields'],
   ])('rejects %j with a message naming %s', (flags, name) => {
     expect(invalid(() => resolveConfig(flags, {}))).toContain(name);
   });
 
   it('names the config-file field in errors', () => {
     expect(invalid(() => resolveConfig({}, { syncFrequency: 'often' }))).toContain('config field "syncFrequency"');
+    expect(invalid(() => resolveConfig({}, { keepManagedFields: 1 }))).toContain('config field "keepManagedFields"');
   });
 
   it('requires the manifest URL client certificate and key together', () => {
@@ -76,6 +87,18 @@ describe('resolveConfig()', () => {
   it('disables the status server with "off"', () => {
     expect(resolveConfig({ 'status-address': 'off' }, {}).statusAddress).toBeUndefined();
     expect(resolveConfig({ 'status-address': '[::1]:0' }, {}).statusAddress).toEqual({ host: '::1', port: 0 });
+  });
+});
+
+describe('SETTINGS', () => {
+  it('each has a row in the README.md flag table naming its flag and its config file field', async () => {
+    const readme = await readFile(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    const rows = readme.split('\n').filter((line) => line.startsWith('| `--'));
+    const missing = SETTINGS.filter((s) => !rows.some((row) => {
+      const [flags = '', fields = ''] = row.split(' | ');
+      return flags.includes(`\`--${s.flag}\``) && fields.includes(`\`${s.field}\``);
+    })).map((s) => `--${s.flag} (${s.field})`);
+    expect(missing).toEqual([]);
   });
 });
 

@@ -20,6 +20,8 @@ export interface Setting {
   readonly arg: string;
   readonly help: string;
   readonly repeatable?: boolean;
+  /** A bool flag, as Go's `IsBoolFlag()`: `--flag` alone means true, `--flag=false` turns it off. */
+  readonly isBool?: boolean;
   /** `raw` is a flag string (or string[] when repeatable) or a config-file value; `what` names it in errors. */
   readonly parse: (raw: unknown, what: string) => unknown;
   readonly fallback: () => unknown;
@@ -161,8 +163,10 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'context', flag: 'context', field: 'context', arg: 'NAME', help: 'kubeconfig context to use', parse: optionalPath, fallback: () => undefined },
   { key: 'kubeApiQps', flag: 'kube-api-qps', field: 'kubeAPIQPS', arg: 'N', help: 'client-side QPS limit towards the apiserver', parse: number({}), fallback: () => DEFAULTS.kubeApiQps },
   { key: 'kubeApiBurst', flag: 'kube-api-burst', field: 'kubeAPIBurst', arg: 'N', help: 'client-side burst towards the apiserver', parse: number({ integer: true }), fallback: () => DEFAULTS.kubeApiBurst },
-  { key: 'watchList', flag: 'watch-list', field: 'watchList', arg: 'true|false',
+  { key: 'watchList', flag: 'watch-list', field: 'watchList', arg: 'true|false', isBool: true,
     help: 'initial sync by streaming list (sendInitialEvents, D13); false: paginated LIST then WATCH', parse: bool, fallback: () => true },
+  { key: 'keepManagedFields', flag: 'keep-managed-fields', field: 'keepManagedFields', arg: 'true|false', isBool: true,
+    help: 'keep metadata.managedFields on apiserver pods (dropped by default, as kube-scheduler\'s informers do)', parse: bool, fallback: () => false },
   { key: 'syncFrequencyMs', flag: 'sync-frequency', field: 'syncFrequency', arg: 'DURATION',
     help: 'periodic re-sync of every pod with the handlers (jittered up to +50%)', parse: duration({ positive: true }), fallback: () => DEFAULTS.syncFrequencyMs },
   { key: 'readiness', flag: 'readiness', field: 'readiness', arg: 'per-source|all-sources',

@@ -65,7 +65,9 @@ export const sourcesModule = (config: AgentConfig, cluster: ClusterConfig | unde
       bind(TOKENS.podSource)
         .toResolvedValue(
           (logger: Logger, clock: Clock, client: KubeClient) =>
-            new ApiserverPodSource({ client, nodeName, logger, clock, watchList: config.watchList, server: cluster.server }),
+            new ApiserverPodSource({
+              client, nodeName, logger, clock, watchList: config.watchList, keepManagedFields: config.keepManagedFields, server: cluster.server,
+            }),
           [TOKENS.logger, TOKENS.clock, TOKENS.kubeClient],
         )
         .inSingletonScope();
