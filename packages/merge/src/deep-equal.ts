@@ -13,7 +13,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   const arrayA = Array.isArray(a);
   if (arrayA || Array.isArray(b)) {
     if (!arrayA || !Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && !deepEqual(a[i], b[i])) return false;
     return true;
   }
   // for…in rather than Object.keys: no key arrays per object (this runs on every pod change).
@@ -25,7 +25,9 @@ export function deepEqual(a: unknown, b: unknown): boolean {
     const value = x[key];
     if (value === undefined || value === null) continue;
     present++;
-    if (!deepEqual(value, y[key])) return false;
+    const other = y[key];
+    // Most values are equal strings: no call for them.
+    if (value !== other && !deepEqual(value, other)) return false;
   }
   for (const key in y) {
     const value = y[key];
