@@ -11,6 +11,7 @@ import {
 } from '@podconfig/cache';
 import {
   API_SOURCE,
+  deepFreeze,
   ConfigInvalidError,
   LatestByKey,
   PodConfigError,
@@ -194,7 +195,12 @@ export class ApiserverPodSource implements PodSource, StatusReporter {
       ...(this.#o.watchList === undefined ? {} : { watchList: this.#o.watchList }),
       ...this.#o.reflector,
     };
-    const strip = this.#o.keepManagedFields === true ? {} : { transform: stripManagedFields };
+    const keep = this.#o.keepManagedFields === true;
+    const strip = keep ? {} : { transform: stripManagedFields };
+    // Pods enter the store deep-frozen (the merger and every handler share them), right after
+    // decoding, while they are still in the CPU cache: freezing them later, when the merger adopted
+    // them, cost twice as much (50,000 pods: 712 ms).
+    const podTransform = keep ? deepFreeze<Pod> : (pod: Pod): Pod => deepFreeze(stripManagedFields(pod));
     const nodeSink = new NodeSyncSink();
     const nodeLw = new ErrorCountingListerWatcher<KubeObject>(
       new ListWatch<KubeObject>({ client, path: NODES_PATH, fieldSelector: `metadata.name=${escapeFieldValue(nodeName)}`, kind: 'Node', ...strip }),
@@ -204,7 +210,7 @@ export class ApiserverPodSource implements PodSource, StatusReporter {
       push: (pods, changes) => box.put(API_SOURCE, { source: API_SOURCE, op: 'SET', pods, ...(changes === undefined ? {} : { changes }) }),
     });
     const podLw = new ErrorCountingListerWatcher<Pod>(
-      new ListWatch<Pod>({ client, path: PODS_PATH, fieldSelector: `spec.nodeName=${escapeFieldValue(nodeName)}`, kind: 'Pod', ...strip }),
+      new ListWatch<Pod>({ client, path: PODS_PATH, fieldSelector: `spec.nodeName=${escapeFieldValue(nodeName)}`, kind: 'Pod', transform: podTransform }),
       stopped,
     );
     const run: Run = {

@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
 import { ListWatch, Reflector, UndeltaStore, stripManagedFields, type ResourceClient } from '@podconfig/cache';
 import {
-  API_SOURCE, LatestByKey, coalescePodSets, linked, type Clock, type Pod, type PodSetUpdate, type PodSource, type SourceName,
+  API_SOURCE, deepFreeze, LatestByKey, coalescePodSets, linked, type Clock, type Pod, type PodSetUpdate, type PodSource, type SourceName,
 } from '@podconfig/core';
 
 /**
  * Every pod of the cluster (no field selector): the library use of the cache package, wired like
  * `ApiserverPodSource`'s pod half (ListWatch → Reflector → UndeltaStore → LatestByKey mailbox) without
  * the node gate, which a cluster-wide watch has no node for. Like that source's default, it drops
- * `metadata.managedFields` (`stripManagedFields`).
+ * `metadata.managedFields` (`stripManagedFields`) and deep-freezes each pod as it is decoded.
  */
 export class ClusterPodSource implements PodSource {
   readonly name: SourceName = API_SOURCE;
@@ -25,8 +25,8 @@ export class ClusterPodSource implements PodSource {
       push: (pods, changes) => box.put(API_SOURCE, { source: API_SOURCE, op: 'SET', pods, ...(changes === undefined ? {} : { changes }) }),
     });
     const reflector = new Reflector<Pod>({
-      // managedFields dropped as ApiserverPodSource does by default (keepManagedFields: false).
-      listerWatcher: new ListWatch<Pod>({ client: this.#o.client, path: '/api/v1/pods', kind: 'Pod', transform: stripManagedFields }),
+      // managedFields dropped and pods frozen on decoding, as ApiserverPodSource does by default.
+      listerWatcher: new ListWatch<Pod>({ client: this.#o.client, path: '/api/v1/pods', kind: 'Pod', transform: (pod) => deepFreeze(stripManagedFields(pod)) }),
       sink: store, logger: this.#o.logger, clock: this.#o.clock, expectedKind: 'Pod', name: 'pods',
     });
     const done = reflector.run(stop.signal).catch((err: unknown) => stop.abort(err));
