@@ -104,7 +104,12 @@ export class AcceptedPodIndex {
   /** Recomputes everything for `next`, keeping incumbents. O(N). */
   rebuild(next: PodSnapshot): IndexChange {
     const names: Groups = new Map();
-    for (const [key, pod] of next.entries()) addTo(names, podFullName(pod), key);
+    // Each key's UID, read once: the snapshot's lookups cost more than a Map's.
+    const uidOf = new Map<string, string>();
+    for (const [key, pod] of next.entries()) {
+      addTo(names, podFullName(pod), key);
+      uidOf.set(key, podUid(pod));
+    }
     const dropped = new Map<string, Drop>();
     const nameWinner = new Map<string, string>();
     const uids: Groups = new Map();
@@ -112,18 +117,19 @@ export class AcceptedPodIndex {
       const winner = pick(keys, this.#nameWinner.get(name));
       if (winner === undefined) continue;
       nameWinner.set(name, winner);
-      addTo(uids, podUid(at(next, winner)), winner);
-      for (const key of membersOf(keys)) if (key !== winner) dropped.set(key, { reason: 'name', winner });
+      addTo(uids, uidOf.get(winner) ?? '', winner);
+      if (typeof keys !== 'string') for (const key of keys) if (key !== winner) dropped.set(key, { reason: 'name', winner });
     }
     const uidWinner = new Map<string, string>();
+    const changed = new Set<string>();
     for (const [uid, keys] of uids) {
       const winner = pick(keys, this.#uidWinner.get(uid));
       if (winner === undefined) continue;
       uidWinner.set(uid, winner);
-      for (const key of membersOf(keys)) if (key !== winner) dropped.set(key, { reason: 'uid', winner });
+      changed.add(uid);
+      if (typeof keys !== 'string') for (const key of keys) if (key !== winner) dropped.set(key, { reason: 'uid', winner });
     }
-    const changed = new Set(this.#uidWinner.keys());
-    for (const uid of uidWinner.keys()) changed.add(uid);
+    for (const uid of this.#uidWinner.keys()) changed.add(uid);
     const drops: DropReport[] = [];
     for (const [key, drop] of dropped) {
       if (!sameDrop(this.#dropped.get(key), drop)) drops.push({ key, ...drop });

@@ -93,6 +93,9 @@ export class PodMerger {
     if (delta) state.deltaMerges++;
     this.#reportDrops(source, state, next, change);
 
+    // One config.seen per merge (its resolution is the clock's millisecond anyway).
+    let seen: string | undefined;
+    const firstSeen = (): string => (seen ??= formatSeenTimestamp(this.#clock.now()));
     const removes: Pod[] = [];
     const adds: Pod[] = [];
     const updates: Pod[] = [];
@@ -112,7 +115,7 @@ export class PodMerger {
       if (stored === undefined || renamed(stored, pod)) {
         // D14: a name or namespace change under the same UID is REMOVE + ADD.
         if (stored !== undefined) removes.push(stored);
-        const added = this.#adopt(pod, source);
+        const added = this.#adopt(pod, source, firstSeen());
         state.stored.set(uid, added);
         adds.push(added);
         continue;
@@ -179,11 +182,11 @@ export class PodMerger {
   }
 
   /**
-   * The stored version of a pod new to its source: `config.source` and a fresh `config.seen`, deep-
+   * The stored version of a pod new to its source: `config.source` and `config.seen`, deep-
    * frozen. Its top-level, `metadata` and `annotations` objects are its own; everything below is
    * shared with (and freezes) the snapshot's pod.
    */
-  #adopt(pod: Pod, source: SourceName): Pod {
+  #adopt(pod: Pod, source: SourceName, seen: string): Pod {
     const metadata = pod.metadata ?? {};
     return deepFreeze({
       ...pod,
@@ -192,7 +195,7 @@ export class PodMerger {
         annotations: {
           ...metadata.annotations,
           [ANNOTATIONS.configSource]: source,
-          [ANNOTATIONS.configSeen]: formatSeenTimestamp(this.#clock.now()),
+          [ANNOTATIONS.configSeen]: seen,
         },
       },
     });
