@@ -156,8 +156,10 @@ export class HandlerLane {
     worker.lastCallTime = started;
     if (item.kind === 'sync') worker.mayRun = true;
     const record = worker.record;
-    const log = { pod: podRef(record.pod), uid: podUid(record.pod), call: kind, attempt: item.attempt };
-    if (this.#log.isLevelEnabled('debug')) this.#log.debug(log, 'handler call');
+    // Log fields only when a line is written: most calls write none.
+    const log = (): { pod: string; uid: string; call: typeof kind; attempt: number } =>
+      ({ pod: podRef(record.pod), uid: podUid(record.pod), call: kind, attempt: item.attempt });
+    if (this.#log.isLevelEnabled('debug')) this.#log.debug(log(), 'handler call');
 
     // Shared, not copied: the record's pod is deep-frozen (the reconciler freezes what it takes in).
     const pod = record.pod;
@@ -189,7 +191,7 @@ export class HandlerLane {
       worker.lastSuccessSeq = this.#seq;
       worker.lastSyncTime = now;
       worker.backoff?.reset();
-      if (worker.failures > 0) this.#log.info({ ...log, failures: worker.failures }, 'handler call recovered');
+      if (worker.failures > 0) this.#log.info({ ...log(), failures: worker.failures }, 'handler call recovered');
       worker.failures = 0;
       if (item.kind === 'kill') {
         worker.mayRun = false;
@@ -210,7 +212,7 @@ export class HandlerLane {
       // Newer work supersedes the retry; a sync of a pod nobody wants any more is not retried.
       const retry = worker.pending === undefined && !this.#o.host.stopping() && (item.kind === 'kill' || record.desired);
       const retryInMs = retry ? this.#scheduleRetry(worker, item) : undefined;
-      const fields = { ...log, err, outcome: result.outcome, failures: worker.failures, ...(retryInMs === undefined ? {} : { retryInMs: Math.round(retryInMs) }) };
+      const fields = { ...log(), err, outcome: result.outcome, failures: worker.failures, ...(retryInMs === undefined ? {} : { retryInMs: Math.round(retryInMs) }) };
       if (worker.failures <= WARN_FAILURES) this.#log.warn(fields, 'handler call failed');
       else this.#log.debug(fields, 'handler call failed');
       if (retry) return;

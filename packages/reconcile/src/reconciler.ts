@@ -76,8 +76,12 @@ export class Reconciler {
   readonly #lanes: readonly HandlerLane[];
   /** Every pod with a record: desired ones, and ones still being killed. Keyed by UID. */
   readonly #pods = new Map<string, PodRecord>();
-  /** Desired pods by `namespace/name` (orphans reported without a UID match by name). */
-  readonly #desiredByName = new Map<string, Set<string>>();
+  /**
+   * How many desired pods have each `namespace/name` (orphans reported without a UID match by name).
+   * A count, not a set of UIDs: this is all the orphan sweep asks, and a Set per pod cost memory and
+   * time at 50,000 pods. Every desired record is counted once (#want / #unwant keep it balanced).
+   */
+  readonly #desiredByName = new Map<string, number>();
   /** REMOVEd pods whose kill waits for readiness, by the pod's source. */
   readonly #deferred = new Map<SourceName, Set<string>>();
   readonly #allReadyWaiters = new Set<() => void>();
@@ -434,16 +438,14 @@ export class Reconciler {
 
   #indexName(record: PodRecord): void {
     const name = podKey(record.pod);
-    let uids = this.#desiredByName.get(name);
-    if (uids === undefined) this.#desiredByName.set(name, (uids = new Set()));
-    uids.add(record.key);
+    this.#desiredByName.set(name, (this.#desiredByName.get(name) ?? 0) + 1);
   }
 
   #unindexName(record: PodRecord): void {
     const name = podKey(record.pod);
-    const uids = this.#desiredByName.get(name);
-    uids?.delete(record.key);
-    if (uids?.size === 0) this.#desiredByName.delete(name);
+    const count = (this.#desiredByName.get(name) ?? 0) - 1;
+    if (count > 0) this.#desiredByName.set(name, count);
+    else this.#desiredByName.delete(name);
   }
 
   // ---- orphan clean-up -------------------------------------------------------------------
@@ -500,7 +502,7 @@ export class Reconciler {
         key = uid;
       } else if (nameKey !== undefined) {
         reportedNames.add(nameKey);
-        desired = (this.#desiredByName.get(nameKey)?.size ?? 0) > 0;
+        desired = this.#desiredByName.has(nameKey);
         key = orphanKey(nameKey);
       } else {
         continue;
