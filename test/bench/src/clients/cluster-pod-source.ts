@@ -8,7 +8,7 @@ import {
  * Every pod of the cluster (no field selector): the library use of the cache package, wired like
  * `ApiserverPodSource`'s pod half (ListWatch → Reflector → UndeltaStore → LatestByKey mailbox) without
  * the node gate, which a cluster-wide watch has no node for. Like that source's default, it drops
- * `metadata.managedFields` (`stripManagedFields`) and deep-freezes each pod as it is decoded.
+ * `metadata.managedFields` (`stripManagedFields`) and deep-freezes the initial set's pods as they are decoded.
  */
 export class ClusterPodSource implements PodSource {
   readonly name: SourceName = API_SOURCE;
@@ -21,12 +21,17 @@ export class ClusterPodSource implements PodSource {
   async *updates(signal: AbortSignal): AsyncGenerator<PodSetUpdate, void, undefined> {
     const stop = linked(signal);
     const box = new LatestByKey<SourceName, PodSetUpdate>(coalescePodSets);
+    // As ApiserverPodSource does by default: managedFields dropped, the initial set frozen as decoded.
+    let initialSyncDone = false;
     const store = new UndeltaStore({
-      push: (pods, changes) => box.put(API_SOURCE, { source: API_SOURCE, op: 'SET', pods, ...(changes === undefined ? {} : { changes }) }),
+      push: (pods, changes) => {
+        initialSyncDone = true;
+        box.put(API_SOURCE, { source: API_SOURCE, op: 'SET', pods, ...(changes === undefined ? {} : { changes }) });
+      },
     });
+    const transform = (object: Pod): Pod => (initialSyncDone ? stripManagedFields(object) : deepFreeze(stripManagedFields(object)));
     const reflector = new Reflector<Pod>({
-      // managedFields dropped and pods frozen on decoding, as ApiserverPodSource does by default.
-      listerWatcher: new ListWatch<Pod>({ client: this.#o.client, path: '/api/v1/pods', kind: 'Pod', transform: (pod) => deepFreeze(stripManagedFields(pod)) }),
+      listerWatcher: new ListWatch<Pod>({ client: this.#o.client, path: '/api/v1/pods', kind: 'Pod', transform }),
       sink: store, logger: this.#o.logger, clock: this.#o.clock, expectedKind: 'Pod', name: 'pods',
     });
     const done = reflector.run(stop.signal).catch((err: unknown) => stop.abort(err));
