@@ -106,17 +106,34 @@ export class ListWatch<T> implements ListerWatcher<T> {
 
 const CHANGE_TYPES: ReadonlySet<string> = new Set(['ADDED', 'MODIFIED', 'DELETED']);
 
-async function* decodeEvents<T>(
+/**
+ * The watch envelopes of `raw`, checked and transformed. A plain iterator rather than an async
+ * generator: one promise per event instead of a generator's several (this runs for every event).
+ * A malformed envelope rejects `next()`; the caller then closes the stream with `return()`.
+ */
+function decodeEvents<T>(
   raw: AsyncIterable<unknown>,
   transform: ((object: T) => T) | undefined,
-): AsyncGenerator<WatchEvent<T>, void, undefined> {
-  for await (const value of raw) {
+): AsyncIterableIterator<WatchEvent<T>> {
+  const inner = raw[Symbol.asyncIterator]();
+  const decode = (result: IteratorResult<unknown>): IteratorResult<WatchEvent<T>> => {
+    if (result.done === true) return { done: true, value: undefined };
+    const value = result.value;
     if (!isRecord(value) || typeof value.type !== 'string' || !EVENT_TYPES.has(value.type)) {
       throw decodeError('watch event has no known type');
     }
     if (!isRecord(value.object)) throw decodeError(`watch ${value.type} event has no object`);
     const object =
       transform !== undefined && CHANGE_TYPES.has(value.type) ? transformed(transform, value.object as T, `watch ${value.type} object`) : value.object;
-    yield { type: value.type, object } as WatchEvent<T>;
-  }
+    return { done: false, value: { type: value.type, object } as WatchEvent<T> };
+  };
+  const iterator: AsyncIterableIterator<WatchEvent<T>> = {
+    next: () => inner.next().then(decode),
+    return: async () => {
+      await inner.return?.();
+      return { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]: () => iterator,
+  };
+  return iterator;
 }

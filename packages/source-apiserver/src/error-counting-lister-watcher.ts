@@ -44,16 +44,17 @@ export class ErrorCountingListerWatcher<T> implements ListerWatcher<T> {
   /** `signal` is the stream's own: aborted while a `next()` is pending, the caller cut the stream (a stall). */
   #counted(inner: AsyncIterator<WatchEvent<T>>, signal: AbortSignal): AsyncIterator<WatchEvent<T>> {
     return {
-      next: async () => {
-        try {
-          const result = await inner.next();
+      // then() rather than async/await: one promise fewer per watch event.
+      next: () => inner.next().then(
+        (result) => {
           if (result.done === true ? signal.aborted : result.value.type === 'ERROR') this.#count();
           return result;
-        } catch (err: unknown) {
+        },
+        (err: unknown) => {
           this.#count();
           throw err;
-        }
-      },
+        },
+      ),
       return: async () => (await inner.return?.()) ?? { done: true, value: undefined },
     };
   }
