@@ -1,5 +1,5 @@
 import {
-  errorMessage, exponentialBackoff, isStaticPod, PodConfigError, podFullName, podRef, podUid,
+  errorMessage, exponentialBackoff, PodConfigError, podFullName, podRef, podUid,
 } from '@podconfig/core';
 import type { Clock, KillPodReason, SyncHandler, SyncPodType } from '@podconfig/core';
 import type { Logger } from 'pino';
@@ -272,7 +272,7 @@ export class HandlerLane {
   /** §6.6: a static pod syncs only while it owns its full name on this handler. */
   #mayStart(worker: PodWorker): boolean {
     if (worker.gate === 'owner') return true;
-    if (!isStaticPod(worker.record.pod)) return true;
+    if (!worker.record.isStatic) return true;
     worker.gateName ??= podFullName(worker.record.pod);
     if (this.#gate.acquire(worker.gateName, worker)) {
       worker.gate = 'owner';

@@ -9,6 +9,8 @@ export interface PodRecord {
   readonly key: string;
   /** The last desired version (for orphans: only uid, namespace and name). */
   pod: Pod;
+  /** `isStaticPod(pod)`, kept with `pod`: read on every call (§6.6), and annotation lookups are not free. */
+  isStatic: boolean;
   /** The source that last sent it; undefined for an orphan no source wants. */
   source: SourceName | undefined;
   /** A source wants it. False after a REMOVE, and for orphans. */

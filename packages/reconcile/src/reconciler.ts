@@ -1,5 +1,5 @@
 import {
-  deepFreeze, isMirrorPod,
+  deepFreeze, isMirrorPod, isStaticPod,
   ConfigInvalidError, errorMessage, isClosable, isPodLister, isStartable, PodConfigError, podKey, podRef, podUid,
 } from '@podconfig/core';
 import type { ActualPod, Clock, Pod, PodLister, PodUpdate, SourceName, SyncHandler, SyncPodType } from '@podconfig/core';
@@ -360,7 +360,7 @@ export class Reconciler {
       const key = recordKey(pod);
       let record = this.#pods.get(key);
       if (record === undefined) {
-        record = { key, pod, source: update.source, desired: true, killDeferred: false };
+        record = { key, pod, isStatic: isStaticPod(pod), source: update.source, desired: true, killDeferred: false };
         this.#pods.set(key, record);
         this.#indexName(record);
       } else {
@@ -369,6 +369,7 @@ export class Reconciler {
         if (reindex && record.desired) this.#unindexName(record);
         if (record.killDeferred && record.source !== undefined) this.#deferred.get(record.source)?.delete(key);
         record.pod = pod;
+        record.isStatic = isStaticPod(pod);
         record.source = update.source;
         record.desired = true;
         record.killDeferred = false;
@@ -389,6 +390,7 @@ export class Reconciler {
     }
     this.#unindexName(record);
     record.pod = pod;
+    record.isStatic = isStaticPod(pod);
     record.desired = false;
     if (this.#mayKill(source)) {
       for (const lane of this.#lanes) lane.kill(record, 'removed');
@@ -514,7 +516,7 @@ export class Reconciler {
       }
       let record = this.#pods.get(key);
       if (record === undefined) {
-        record = { key, pod: orphanPod(actual), source: undefined, desired: false, killDeferred: false };
+        record = { key, pod: orphanPod(actual), isStatic: false, source: undefined, desired: false, killDeferred: false };
         this.#pods.set(key, record);
       }
       orphans += 1;
