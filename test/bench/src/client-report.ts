@@ -19,6 +19,8 @@ export interface ClientArgs {
   readonly latency?: boolean;
   /** podconfig only: each handler call waits this long (a handler slower than the stream). */
   readonly slowHandlerMs?: number;
+  /** podconfig only: keep `metadata.managedFields` (the agent's `--keep-managed-fields`), for a like-for-like memory figure. */
+  readonly keepManagedFields?: boolean;
   /** File scenarios: the manifest directory. */
   readonly dir?: string;
   readonly pods?: number;

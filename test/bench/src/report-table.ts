@@ -66,6 +66,10 @@ export function targets(doc: BenchDocument): Target[] {
     out.push({ what: `${id}: first set ÷ limit`, value: ratio(get(id, 'podconfig')?.ttfsMs, get(id, 'limit')?.ttfsMs), limit: 1.2, atMost: true });
   }
   out.push({ what: 'cluster-50000: peak RSS ÷ limit', value: ratio(get('cluster-50000', 'podconfig')?.peakRssMb, get('cluster-50000', 'limit')?.peakRssMb), limit: 1.3, atMost: true });
+  out.push({
+    what: 'cluster-50000 keeping managedFields: peak RSS ÷ cluster-50000 limit',
+    value: ratio(get('cluster-50000-keep-mf', 'podconfig')?.peakRssMb, get('cluster-50000', 'limit')?.peakRssMb), limit: 1.3, atMost: true,
+  });
   out.push({ what: 'latency-2000: p99 ms', value: get('latency-2000', 'podconfig')?.p99Ms, limit: 5, atMost: true });
   out.push({ what: 'burst: peak RSS ÷ same stream with a fast handler', value: ratio(get('burst-slow-handler', 'podconfig')?.peakRssMb, get('node-5000', 'podconfig')?.peakRssMb), limit: 1.3, atMost: true });
   for (const s of doc.scenarios.filter((x) => x.kind === 'api')) {

@@ -86,6 +86,7 @@ async function runApiClient(
     ...(s.maxStreamMs === undefined ? {} : { maxStreamMs: s.maxStreamMs }),
     ...(s.nodeName === undefined ? {} : { nodeName: s.nodeName }),
     ...(client === 'podconfig' && s.slowHandlerMs !== undefined ? { slowHandlerMs: s.slowHandlerMs } : {}),
+    ...(client === 'podconfig' && s.keepManagedFields === true ? { keepManagedFields: true } : {}),
   };
   const p = client === 'clientgo'
     ? new ChildProcessLines(CLIENTGO, ['--kubeconfig', kubeconfig, '--node', s.nodeName ?? '*', '--content-type', 'application/json',

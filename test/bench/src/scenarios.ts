@@ -16,6 +16,8 @@ export interface ApiScenario {
   readonly slowHandlerMs?: number;
   /** Clients still streaming this long after their first set stop there; events/s then counts the events reached. */
   readonly maxStreamMs?: number;
+  /** podconfig keeps `metadata.managedFields` (`--keep-managed-fields`), as the other clients do. */
+  readonly keepManagedFields?: boolean;
 }
 
 export interface FileScenario {
@@ -39,6 +41,8 @@ export function scenarios(tiny: boolean): Scenario[] {
       events: n(20_000, 300), nodeName: 'node-a', rate: 0, clients: ALL },
     { kind: 'api', id: 'cluster-50000', title: `${n(50_000, 500)} pods cluster-wide (no node selector), ${n(20_000, 300)} events`,
       pods: n(50_000, 500), events: n(20_000, 300), nodeName: undefined, rate: 0, clients: ALL, maxStreamMs: 30_000 },
+    { kind: 'api', id: 'cluster-50000-keep-mf', title: `cluster-50000 with --keep-managed-fields (podconfig only: memory like for like with the limit)`,
+      pods: n(50_000, 500), events: n(20_000, 300), nodeName: undefined, rate: 0, clients: ['podconfig'], maxStreamMs: 30_000, keepManagedFields: true },
     { kind: 'api', id: 'latency-2000', title: `110 pods, ${n(10_000, 200)} events at 2,000 events/s (latency)`, pods: 110,
       events: n(10_000, 200), nodeName: 'node-a', rate: 2000, clients: ALL },
     { kind: 'api', id: 'burst-slow-handler', title: `${n(5000, 300)} pods, ${n(20_000, 300)} events, handler 2 ms per call (D16)`,

@@ -12,9 +12,9 @@ import {
  */
 export class ClusterPodSource implements PodSource {
   readonly name: SourceName = API_SOURCE;
-  readonly #o: { client: ResourceClient; logger: Logger; clock: Clock };
+  readonly #o: { client: ResourceClient; logger: Logger; clock: Clock; keepManagedFields: boolean };
 
-  constructor(options: { client: ResourceClient; logger: Logger; clock: Clock }) {
+  constructor(options: { client: ResourceClient; logger: Logger; clock: Clock; keepManagedFields: boolean }) {
     this.#o = options;
   }
 
@@ -29,7 +29,11 @@ export class ClusterPodSource implements PodSource {
         box.put(API_SOURCE, { source: API_SOURCE, op: 'SET', pods, ...(changes === undefined ? {} : { changes }) });
       },
     });
-    const transform = (object: Pod): Pod => (initialSyncDone ? stripManagedFields(object) : deepFreeze(stripManagedFields(object)));
+    const keep = this.#o.keepManagedFields;
+    const transform = (object: Pod): Pod => {
+      const pod = keep ? object : stripManagedFields(object);
+      return initialSyncDone ? pod : deepFreeze(pod);
+    };
     const reflector = new Reflector<Pod>({
       listerWatcher: new ListWatch<Pod>({ client: this.#o.client, path: '/api/v1/pods', kind: 'Pod', transform }),
       sink: store, logger: this.#o.logger, clock: this.#o.clock, expectedKind: 'Pod', name: 'pods',

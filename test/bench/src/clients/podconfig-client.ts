@@ -20,9 +20,10 @@ async function main(): Promise<void> {
   if (config === undefined) throw new Error('no cluster config');
   const client = new KubeClient({ config, logger, qps: 50, burst: 100 });
   const clock = systemClock;
+  const keepManagedFields = args.keepManagedFields === true;
   const source = args.nodeName === undefined
-    ? new ClusterPodSource({ client, logger, clock })
-    : new ApiserverPodSource({ client, nodeName: args.nodeName, logger, clock });
+    ? new ClusterPodSource({ client, logger, clock, keepManagedFields })
+    : new ApiserverPodSource({ client, nodeName: args.nodeName, logger, clock, keepManagedFields });
   const merger = new PodMerger({ logger, clock });
   const handler = new BenchHandler({
     events: args.events ?? 0,
