@@ -1,5 +1,6 @@
 import { ANNOTATIONS, deepFreeze, LOCAL_ANNOTATIONS, type Pod, type SourceName } from '@podconfig/core';
 import { deepEqual } from './deep-equal.js';
+import { jsonEqual } from './json-equal.js';
 
 /** What {@link checkAndUpdatePod} found: the bucket the stored pod goes into, or `none`. */
 export type PodChange = 'update' | 'delete' | 'reconcile' | 'none';
@@ -45,25 +46,30 @@ function setOrDelete<T extends object, K extends keyof T>(target: T, key: K, val
  *   status from `ref`; annotations become `ref`'s plus the local ones of `existing` (`config.seen`
  *   kept) → `delete` when `ref` has a deletionTimestamp, else `update`.
  * Neither argument is modified: stored pods are frozen and shared with the merger's output and with
- * every handler call. The new version shares its subtrees: with `existing` where they are equal
- * (nothing new to freeze), with `ref` where they differ (only those get frozen), so a change costs
+ * every handler call. The new version shares its subtrees: with `existing` where they are identical
+ * to `ref`'s (nothing new to freeze), else with `ref` (only those get frozen), so a change costs
  * O(what changed), never a deep copy of the pod (D17).
  */
 export function checkAndUpdatePod(existing: Pod, ref: Pod, source: SourceName): PodCheck {
   const meta = existing.metadata ?? {};
   const refMeta = ref.metadata ?? {};
-  const sameSpec = deepEqual(existing.spec, ref.spec);
-  const sameLabels = deepEqual(meta.labels ?? {}, refMeta.labels ?? {});
+  // exact*: identical, so the merger may keep its own (already frozen) subtree; same*: the kubelet's
+  // DeepEqual (D14: a missing map equals an empty one). Exact implies same: one walk in the common case.
+  const exactSpec = jsonEqual(existing.spec, ref.spec);
+  const sameSpec = exactSpec || deepEqual(existing.spec, ref.spec);
+  const exactLabels = jsonEqual(meta.labels, refMeta.labels);
+  const sameLabels = exactLabels || deepEqual(meta.labels ?? {}, refMeta.labels ?? {});
   const semantic = !(
     sameSpec && sameLabels &&
     deepEqual(meta.deletionTimestamp, refMeta.deletionTimestamp) &&
     deepEqual(meta.deletionGracePeriodSeconds, refMeta.deletionGracePeriodSeconds) &&
     annotationsEqual(meta.annotations, refMeta.annotations)
   );
-  const sameStatus = deepEqual(existing.status, ref.status);
+  const exactStatus = jsonEqual(existing.status, ref.status);
+  const sameStatus = exactStatus || deepEqual(existing.status, ref.status);
   if (!semantic && sameStatus) return { change: 'none', pod: existing };
   const next: Pod = { ...existing };
-  if (!sameStatus) setOrDelete(next, 'status', ref.status);
+  if (!exactStatus) setOrDelete(next, 'status', ref.status);
   if (!semantic) return { change: 'reconcile', pod: deepFreeze(next) };
 
   const annotations: Record<string, string> = {
@@ -76,8 +82,8 @@ export function checkAndUpdatePod(existing: Pod, ref: Pod, source: SourceName): 
     if (value !== undefined) annotations[key] = value;
   }
   const nextMeta = { ...meta, annotations };
-  if (!sameSpec) setOrDelete(next, 'spec', ref.spec);
-  if (!sameLabels) setOrDelete(nextMeta, 'labels', refMeta.labels);
+  if (!exactSpec) setOrDelete(next, 'spec', ref.spec);
+  if (!exactLabels) setOrDelete(nextMeta, 'labels', refMeta.labels);
   setOrDelete(nextMeta, 'deletionTimestamp', refMeta.deletionTimestamp);
   setOrDelete(nextMeta, 'deletionGracePeriodSeconds', refMeta.deletionGracePeriodSeconds);
   setOrDelete(nextMeta, 'generation', refMeta.generation);

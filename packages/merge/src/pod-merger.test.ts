@@ -230,6 +230,17 @@ describe(PodMerger.name, () => {
       expect(merger.merge(set([makePod('p', { labels: { a: '1' } })]))).toEqual([]);
     });
 
+    it('takes spec, labels and status from the new pod on a change, not an earlier value that is only semantically equal', () => {
+      const { merger } = newMerger();
+      merger.merge(set([makePod('p', { labels: {} })]));
+      const withNull = { ...makePod('p', { image: 'nginx:2' }), status: { phase: 'Running', message: null } } as unknown as Pod;
+      const [update] = merger.merge(set([withNull]));
+      expect(update?.op).toBe('UPDATE');
+      expect(update?.pods[0]?.metadata).not.toHaveProperty('labels'); // {} before: the kubelet copies ref's labels
+      expect(update?.pods[0]?.status).toEqual({ phase: 'Running', message: null });
+      expect(update?.pods[0]?.spec?.containers[0]?.image).toBe('nginx:2');
+    });
+
     it('emits a new frozen version on a change and leaves the one emitted before as it was', () => {
       const { merger } = newMerger();
       const first = merger.merge(set([makePod('p', { labels: { a: '1' } })]))[0]!.pods[0]!;
