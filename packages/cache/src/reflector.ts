@@ -82,9 +82,9 @@ const WARN_FAILURES = 3;
 /**
  * Fairness (real time): a stream that is read faster than it arrives is decoded in microtasks only,
  * and the sink's consumers (the merger, woken by a macrotask: LatestByKey) would wait until the socket
- * runs dry, seeing one huge, late batch. The reflector lets macrotasks run after this long of
- * continuous decoding, and after every initial sync, so the first complete set goes through the
- * pipeline before the events that follow it.
+ * runs dry, seeing one huge, late batch. The reflector lets macrotasks run once this long has passed
+ * since it last did (after an idle gap that costs one extra setImmediate hop), and after every initial
+ * sync, so the first complete set goes through the pipeline before the events that follow it.
  */
 const SLICE_MS = 10;
 

@@ -65,6 +65,12 @@ describe(CallDeadlines.name, () => {
       expect(await deadlines.run(() => { throw boom; }, 'h syncPod')).toEqual({ outcome: 'error', err: boom });
     });
 
+    it('takes a handler that returns nothing (a JavaScript plugin working synchronously) as a success', async () => {
+      const { deadlines } = setUp();
+      const syncHandler = (() => undefined) as unknown as (signal: AbortSignal) => Promise<void>;
+      expect(await deadlines.run(syncHandler, 'h syncPod')).toEqual({ outcome: 'success', value: undefined });
+    });
+
     it('gives calls with the same rounded deadline one signal and one timer, and later calls another', () => {
       const { clock, deadlines } = setUp(5_000); // resolution 10 ms
       const [a, b, c] = [heldCall(), heldCall(), heldCall()];

@@ -21,6 +21,8 @@ interface PendingCall {
 /** One deadline shared by every call whose rounded deadline it is. */
 interface Deadline {
   readonly due: number;
+  /** performance.now() at creation: only calls started within one resolution step join it. */
+  readonly created: number;
   readonly controller: AbortController;
   readonly pending: Set<PendingCall>;
   timer: Timer | undefined;
@@ -66,7 +68,8 @@ export class CallDeadlines {
     const deadline = this.#deadline();
     let promise: Promise<void>;
     try {
-      promise = fn(deadline.controller.signal);
+      // Promise.resolve: a JavaScript handler may return nothing (it did its work synchronously).
+      promise = Promise.resolve(fn(deadline.controller.signal));
     } catch (err: unknown) {
       this.#release(deadline);
       return Promise.resolve({ outcome: 'error', err });
@@ -90,8 +93,11 @@ export class CallDeadlines {
     const step = this.#resolutionMs;
     const due = Math.ceil((this.#o.clock.now() + this.#o.timeoutMs) / step) * step;
     const newest = this.#newest;
-    if (newest !== undefined && newest.due === due) return newest;
-    const deadline: Deadline = { due, controller: new AbortController(), pending: new Set(), timer: undefined };
+    const now = performance.now();
+    // The monotonic check keeps a wall clock stepped backwards from adding a call to a deadline whose
+    // timer (relative) was set long ago and would cut the call short.
+    if (newest !== undefined && newest.due === due && now - newest.created < step) return newest;
+    const deadline: Deadline = { due, created: now, controller: new AbortController(), pending: new Set(), timer: undefined };
     // Calls in flight share the signal, and each may listen to it (undici does): no leak warning at 11.
     setMaxListeners(0, deadline.controller.signal);
     if (this.#o.parent.aborted) deadline.controller.abort(this.#o.parent.reason);

@@ -20,6 +20,11 @@ describe('callWithTimeout()', () => {
     await expect(callWithTimeout(() => { throw err; }, options())).resolves.toEqual({ outcome: 'error', err });
   });
 
+  it('takes a call that returns a plain value instead of a promise (a synchronous JavaScript hook) as a success', async () => {
+    const sync = (() => 7) as unknown as () => Promise<number>;
+    await expect(callWithTimeout(sync, options())).resolves.toEqual({ outcome: 'success', value: 7 });
+  });
+
   it('aborts the call\'s signal and resolves with PODCONFIG_HANDLER_TIMEOUT when the call never settles', async () => {
     let seen: AbortSignal | undefined;
     const result = await callWithTimeout((signal) => {

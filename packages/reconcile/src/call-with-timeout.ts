@@ -28,7 +28,8 @@ export function callWithTimeout<T>(
   const call = linked(options.parent);
   let promise: Promise<T>;
   try {
-    promise = fn(call.signal);
+    // Promise.resolve: a JavaScript handler may return nothing (it did its work synchronously).
+    promise = Promise.resolve(fn(call.signal));
   } catch (err: unknown) {
     call.dispose();
     return Promise.resolve({ outcome: 'error', err });

@@ -29,6 +29,18 @@ describe(FifoSet.name, () => {
     expect(drain(set)).toEqual(['c', 'd', 'a']);
   });
 
+  it('keeps its order through many deletes and adds without a shift (compaction on add)', () => {
+    const set = new FifoSet<number>();
+    set.add(-1);
+    for (let i = 0; i < 10_000; i++) {
+      set.add(i);
+      set.delete(i);
+    }
+    set.add(10_000);
+    expect(set.size).toBe(2);
+    expect(drain(set)).toEqual([-1, 10_000]);
+  });
+
   it('keeps its order through compaction with many members taken from the front', () => {
     const set = new FifoSet<number>();
     for (let i = 0; i < 5000; i++) set.add(i);

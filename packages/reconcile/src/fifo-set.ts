@@ -25,6 +25,9 @@ export class FifoSet<T> {
     const ticket = this.#nextTicket++;
     this.#tickets.set(item, ticket);
     this.#order.push({ item, ticket });
+    // Deleted members leave stale entries that only shift() skips: compact when they pile up (a lane
+    // at its cap may see many deletes and adds and no shift for a while).
+    if (this.#order.length - this.#head > 2 * this.#tickets.size + 1024) this.#compact();
   }
 
   delete(item: T): boolean {

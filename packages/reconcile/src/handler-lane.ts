@@ -156,13 +156,13 @@ export class HandlerLane {
     worker.lastCallTime = started;
     if (item.kind === 'sync') worker.mayRun = true;
     const record = worker.record;
-    // Log fields only when a line is written: most calls write none.
-    const log = (): { pod: string; uid: string; call: typeof kind; attempt: number } =>
-      ({ pod: podRef(record.pod), uid: podUid(record.pod), call: kind, attempt: item.attempt });
-    if (this.#log.isLevelEnabled('debug')) this.#log.debug(log(), 'handler call');
-
     // Shared, not copied: the record's pod is deep-frozen (the reconciler freezes what it takes in).
     const pod = record.pod;
+    // Log fields only when a line is written (most calls write none), from the pod of this call.
+    const log = (): { pod: string; uid: string; call: typeof kind; attempt: number } =>
+      ({ pod: podRef(pod), uid: podUid(pod), call: kind, attempt: item.attempt });
+    if (this.#log.isLevelEnabled('debug')) this.#log.debug(log(), 'handler call');
+
     const source = record.source;
     const parent = this.#o.host.signal();
     const called = await this.#o.host.deadlines().run(

@@ -348,8 +348,9 @@ export class Reconciler {
 
   #want(update: PodUpdate, type: SyncPodType): void {
     for (const desired of update.pods) {
-      // Handlers share the record's pod: freeze it (the merger's pods are frozen already; this
-      // covers any other producer and costs one check for them).
+      // Handlers share the record's pod: freeze it (the merger's pods are frozen already and cost one
+      // check; another producer's are frozen here, except objects it froze itself with Object.freeze,
+      // which deepFreeze takes as frozen all the way down).
       const pod = deepFreeze(desired);
       if (isMirrorPod(pod)) {
         // The apiserver's copy of a static pod some kubelet runs (spec §7: it belongs to that static
