@@ -9,7 +9,8 @@
  * `request.pod` are the same objects (spec §6.3 asks for deep copies so that a consumer cannot
  * change the merger's state; a frozen pod gives the same guarantee, enforced, without a copy per
  * change and per handler call). In ES modules (strict mode) a write to a frozen pod throws a
- * `TypeError`.
+ * `TypeError` (sloppy-mode code ignores it silently). Precondition of the skip: an object frozen by
+ * someone else (`Object.freeze`) is trusted to be frozen all the way down.
  */
 export function deepFreeze<T>(value: T): T {
   freeze(value);
