@@ -66,8 +66,8 @@ export function checkAndUpdatePod(existing: Pod, ref: Pod, source: SourceName): 
     annotationsEqual(meta.annotations, refMeta.annotations)
   );
   const exactStatus = jsonEqual(existing.status, ref.status);
-  const sameStatus = exactStatus || deepEqual(existing.status, ref.status);
-  if (!semantic && sameStatus) return { change: 'none', pod: existing };
+  // The kubelet's status comparison decides only without a semantic change.
+  if (!semantic && (exactStatus || deepEqual(existing.status, ref.status))) return { change: 'none', pod: existing };
   const next: Pod = { ...existing };
   if (!exactStatus) setOrDelete(next, 'status', ref.status);
   if (!semantic) return { change: 'reconcile', pod: deepFreeze(next) };
