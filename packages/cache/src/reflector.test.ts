@@ -4,7 +4,10 @@ import { FakeApiServer, InstantClock, makePod, type FakeRequest } from '@podconf
 import { pino } from 'pino';
 import { Agent, request, type Dispatcher } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ListerWatcher } from './lister-watcher.js';
 import { ListWatch } from './list-watch.js';
+import type { ReflectorSink } from './reflector-sink.js';
+import { INITIAL_EVENTS_END_ANNOTATION, type WatchEvent } from './watch-event.js';
 import { Reflector, type ReflectorOptions } from './reflector.js';
 import type { ResourceClient } from './resource-client.js';
 import { UndeltaStore } from './undelta-store.js';
@@ -439,6 +442,38 @@ describe(Reflector.name, () => {
   });
 
   describe('run() with watch-list (D13)', () => {
+    it('lets macrotasks run between the initial set and the events behind it, even when they are already buffered', async () => {
+      // An in-memory stream: every event is available at once, as in one network read.
+      const meta = (name: string, rv: string): Pod => ({ ...makePod(name), metadata: { ...makePod(name).metadata, resourceVersion: rv } });
+      const events: WatchEvent<Pod>[] = [
+        { type: 'ADDED', object: meta('p1', '1') },
+        { type: 'BOOKMARK', object: { kind: 'Pod', metadata: { resourceVersion: '1', annotations: { [INITIAL_EVENTS_END_ANNOTATION]: 'true' } } } },
+        { type: 'MODIFIED', object: meta('p1', '2') },
+      ];
+      const stop = new AbortController();
+      const listerWatcher: ListerWatcher<Pod> = {
+        list: () => Promise.reject(new Error('not used')),
+        watch: (_options, signal) => Promise.resolve((async function* stream() {
+          yield* events;
+          if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        })()),
+      };
+      const order: string[] = [];
+      const sink: ReflectorSink<Pod> = {
+        replace: () => {
+          order.push('replace');
+          setImmediate(() => order.push('macrotask')); // where LatestByKey wakes the merger
+        },
+        apply: (event) => {
+          order.push(`apply ${event.object.metadata?.resourceVersion}`);
+          stop.abort();
+        },
+      };
+      const reflector = new Reflector<Pod>({ listerWatcher, sink, logger: pino({ level: 'silent' }), clock: new InstantClock(), expectedKind: 'Pod' });
+      await reflector.run(stop.signal);
+      expect(order).toEqual(['replace', 'macrotask', 'apply 2']);
+    });
+
     it('streams the initial state, pushes exactly once on the initial-events-end bookmark, and keeps the stream (checklist 72)', async () => {
       server.createPod(makePod('a', { nodeName: 'n1' }));
       server.createPod(makePod('b', { nodeName: 'n1' }));
