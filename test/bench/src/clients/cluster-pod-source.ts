@@ -1,14 +1,15 @@
 import type { Logger } from 'pino';
-import { ListWatch, Reflector, UndeltaStore, stripManagedFields, type ResourceClient } from '@podconfig/cache';
+import { ListWatch, Reflector, UndeltaStore, type ResourceClient } from '@podconfig/cache';
+import { PodIntake } from '@podconfig/source-apiserver';
 import {
-  API_SOURCE, deepFreeze, LatestByKey, coalescePodSets, linked, type Clock, type Pod, type PodSetUpdate, type PodSource, type SourceName,
+  API_SOURCE, LatestByKey, coalescePodSets, linked, type Clock, type Pod, type PodSetUpdate, type PodSource, type SourceName,
 } from '@podconfig/core';
 
 /**
  * Every pod of the cluster (no field selector): the library use of the cache package, wired like
  * `ApiserverPodSource`'s pod half (ListWatch → Reflector → UndeltaStore → LatestByKey mailbox) without
  * the node gate, which a cluster-wide watch has no node for. Like that source's default, it drops
- * `metadata.managedFields` (`stripManagedFields`) and deep-freezes the initial set's pods as they are decoded.
+ * `metadata.managedFields` and deep-freezes the initial set's pods as they are decoded (its `PodIntake`).
  */
 export class ClusterPodSource implements PodSource {
   readonly name: SourceName = API_SOURCE;
@@ -21,21 +22,15 @@ export class ClusterPodSource implements PodSource {
   async *updates(signal: AbortSignal): AsyncGenerator<PodSetUpdate, void, undefined> {
     const stop = linked(signal);
     const box = new LatestByKey<SourceName, PodSetUpdate>(coalescePodSets);
-    // As ApiserverPodSource does by default: managedFields dropped, the initial set frozen as decoded.
-    let initialSyncDone = false;
+    const intake = new PodIntake({ keepManagedFields: this.#o.keepManagedFields });
     const store = new UndeltaStore({
       push: (pods, changes) => {
-        initialSyncDone = true;
+        intake.pushed();
         box.put(API_SOURCE, { source: API_SOURCE, op: 'SET', pods, ...(changes === undefined ? {} : { changes }) });
       },
     });
-    const keep = this.#o.keepManagedFields;
-    const transform = (object: Pod): Pod => {
-      const pod = keep ? object : stripManagedFields(object);
-      return initialSyncDone ? pod : deepFreeze(pod);
-    };
     const reflector = new Reflector<Pod>({
-      listerWatcher: new ListWatch<Pod>({ client: this.#o.client, path: '/api/v1/pods', kind: 'Pod', transform }),
+      listerWatcher: new ListWatch<Pod>({ client: this.#o.client, path: '/api/v1/pods', kind: 'Pod', transform: intake.transform }),
       sink: store, logger: this.#o.logger, clock: this.#o.clock, expectedKind: 'Pod', name: 'pods',
     });
     const done = reflector.run(stop.signal).catch((err: unknown) => stop.abort(err));
