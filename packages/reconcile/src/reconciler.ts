@@ -85,8 +85,9 @@ export class Reconciler {
   /** REMOVEd pods whose kill waits for readiness, by the pod's source. */
   readonly #deferred = new Map<SourceName, Set<string>>();
   readonly #allReadyWaiters = new Set<() => void>();
-  #signal: AbortSignal = new AbortController().signal;
-  #deadlines: CallDeadlines;
+  /** Aborted when run()'s signal aborts (run() may be called once): every call's signal follows it. */
+  readonly #stop = new AbortController();
+  readonly #deadlines: CallDeadlines;
   #stopping = false;
   #ran = false;
   /** Calls whose signal shutdown aborted before they finished (cut short, or abandoned later). */
@@ -124,14 +125,14 @@ export class Reconciler {
 
     this.#readiness = new SourceReadiness(options.sources);
     this.#timers = new ClockTimers({ clock: options.clock, onError: (err) => this.#log.error({ err }, 'clock failed; timer dropped') });
-    this.#deadlines = this.#newDeadlines(this.#signal);
+    this.#deadlines = new CallDeadlines({ timers: this.#timers, clock: this.#clock, timeoutMs: this.#callTimeoutMs, parent: this.#stop.signal });
     this.#dispatcher = new Dispatcher<PodWorker>({
       concurrency,
       lanes: options.handlers.length,
       run: (lane, worker) => this.#lanes[lane]?.execute(worker) ?? Promise.resolve(),
     });
     const host: LaneHost = {
-      signal: () => this.#signal,
+      signal: () => this.#stop.signal,
       deadlines: () => this.#deadlines,
       stopping: () => this.#stopping,
       observe: (event) => this.#observeCall(event),
@@ -158,12 +159,10 @@ export class Reconciler {
   async run(updates: AsyncIterable<PodUpdate>, signal: AbortSignal): Promise<void> {
     if (this.#ran) throw new PodConfigError('PODCONFIG_INTERNAL', 'Reconciler.run() may be called only once');
     this.#ran = true;
-    const stop = new AbortController();
+    const stop = this.#stop;
     const onAbort = (): void => stop.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) stop.abort(signal.reason);
-    this.#signal = stop.signal;
-    this.#deadlines = this.#newDeadlines(stop.signal);
     let failure: PodConfigError | undefined;
     let sweeps: Promise<void>[] = [];
     try {
@@ -180,10 +179,6 @@ export class Reconciler {
       await this.#shutdown(stop, sweeps);
     }
     if (failure !== undefined) throw failure;
-  }
-
-  #newDeadlines(parent: AbortSignal): CallDeadlines {
-    return new CallDeadlines({ timers: this.#timers, clock: this.#clock, timeoutMs: this.#callTimeoutMs, parent });
   }
 
   /** For GET /pods: desired pods and pods still being killed, sorted by namespace/name. */
