@@ -104,6 +104,19 @@ describe(CallDeadlines.name, () => {
       hung.fail(new Error('too late')); // abandoned: nothing happens
     });
 
+    it('does not add a call to a deadline made more than one step of real time ago, whatever the wall clock says', async () => {
+      const { clock, deadlines } = setUp(50); // resolution 1 ms
+      const [a, b] = [heldCall(), heldCall()];
+      void deadlines.run(a.fn, 'a');
+      // The wall clock stands still (or was stepped back) while real time passes: the old deadline's
+      // relative timer would cut b short.
+      const started = performance.now();
+      while (performance.now() - started < 2) await new Promise((resolve) => setImmediate(resolve));
+      void deadlines.run(b.fn, 'b');
+      expect(b.signal()).not.toBe(a.signal());
+      expect(clock.pending()).toEqual([Date.UTC(2026, 0, 1) + 50, Date.UTC(2026, 0, 1) + 50]);
+    });
+
     it('cancels the timer of a deadline once its calls settled and a newer deadline took over', async () => {
       const { clock, deadlines } = setUp(5_000);
       const first = heldCall();
