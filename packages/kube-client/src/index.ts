@@ -5,5 +5,7 @@ export type {
 } from './cluster-config.js';
 export { Secret } from './secret.js';
 export { KubeClient, MAX_RETRY_AFTER_RETRIES } from './kube-client.js';
-export type { KubeClientOptions } from './kube-client.js';
+export type { KubeClientOptions, WatchJSONOptions } from './kube-client.js';
+export { ScannedWatchEvent } from './scanned-watch-event.js';
+export type { WatchHead } from './watch-head.js';
 export { StatusError } from '@podconfig/core';

@@ -13,6 +13,7 @@ import { stringify } from 'yaml';
 import type { ClusterConfig } from './cluster-config.js';
 import { KubeClient, MAX_RETRY_AFTER_RETRIES, type KubeClientOptions } from './kube-client.js';
 import { loadClusterConfig } from './load-cluster-config.js';
+import { ScannedWatchEvent } from './scanned-watch-event.js';
 import { Secret } from './secret.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -344,6 +345,33 @@ describe(KubeClient.name, () => {
       for await (const e of await c.watchJSON('/api/v1/pods', q({ resourceVersion: '5', watch: '1' }), signal)) got.push(e);
       expect(got).toEqual(events);
       expect(url).toBe('/api/v1/pods?resourceVersion=5&watch=true');
+    });
+
+    it('with scanHeads, yields change events in the API server layout undecoded, and everything else decoded', async () => {
+      const apiEvents = [
+        ...events.slice(0, 6).map((e) => ({
+          type: e.type,
+          object: { kind: 'Pod', apiVersion: 'v1', metadata: { name: e.object.metadata.name, namespace: 'ns', resourceVersion: e.object.metadata.resourceVersion, annotations: e.object.metadata.annotations } },
+        })),
+        { type: 'BOOKMARK', object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: '9' } } },
+        events[7], // no kind, no namespace: decoded as it is read
+      ];
+      const body = Buffer.from(apiEvents.map((e) => `${JSON.stringify(e)}\n`).join(''));
+      const s = await serve(async (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.flushHeaders();
+        for (let at = 0; at < body.length; at += 37) {
+          if (!res.write(body.subarray(at, at + 37))) await once(res, 'drain');
+        }
+        res.end();
+      });
+      const got: unknown[] = [];
+      for await (const e of await client(clusterConfig(s.url)).watchJSON('/api/v1/pods', q(), signal, { scanHeads: true })) got.push(e);
+      expect(got.slice(0, 6).every((e) => e instanceof ScannedWatchEvent)).toBe(true);
+      const first = got[0] as ScannedWatchEvent;
+      expect(first.head).toEqual({ type: 'ADDED', kind: 'Pod', namespace: 'ns', name: 'pod-0', resourceVersion: '0' });
+      expect(got.slice(0, 6).map((e) => ({ type: (e as ScannedWatchEvent).type, object: (e as ScannedWatchEvent).decodeObject() }))).toEqual(apiEvents.slice(0, 6));
+      expect(got.slice(6)).toEqual(apiEvents.slice(6));
     });
 
     it('throws PODCONFIG_WATCH_DECODE for a garbage line after the good ones', async () => {

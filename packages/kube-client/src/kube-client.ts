@@ -9,6 +9,12 @@ import { TokenBucket } from './token-bucket.js';
 import { transportError } from './transport-error.js';
 import { WatchStream } from './watch-stream.js';
 
+/** Options of {@link KubeClient.watchJSON}. */
+export interface WatchJSONOptions {
+  /** Yield `ScannedWatchEvent`s for change events in the API server's layout (default false). */
+  readonly scanHeads?: boolean;
+}
+
 export interface KubeClientOptions {
   readonly config: ClusterConfig;
   readonly logger: Logger;
@@ -89,8 +95,10 @@ export class KubeClient {
    * throws `PODCONFIG_WATCH_DECODE` for a line that is not an event and
    * `PODCONFIG_SOURCE_UNAVAILABLE` when the connection breaks. Iterate it or abort `signal`:
    * either releases the connection. Watch opens are not retried: the reflector decides.
+   * With `scanHeads`, change events whose head can be read without decoding come as
+   * `ScannedWatchEvent`s (decoded on demand).
    */
-  async watchJSON(path: string, query: URLSearchParams, signal: AbortSignal): Promise<AsyncIterable<unknown>> {
+  async watchJSON(path: string, query: URLSearchParams, signal: AbortSignal, options: WatchJSONOptions = {}): Promise<AsyncIterable<unknown>> {
     const q = new URLSearchParams(query);
     q.set('watch', 'true');
     const res = await this.#send('GET', path, q, undefined, signal, true);
@@ -105,6 +113,7 @@ export class KubeClient {
       readError: (err) => transportError(err, describe, this.#server),
       describe,
       signal,
+      scanHeads: options.scanHeads === true,
     });
   }
 

@@ -1,4 +1,6 @@
 import { PodConfigError } from '@podconfig/core';
+import { ScannedWatchEvent } from './scanned-watch-event.js';
+import { scanWatchHead } from './watch-head.js';
 
 const NEWLINE = 0x0a;
 
@@ -15,6 +17,11 @@ export interface WatchStreamOptions {
   /** For error messages: `GET /api/v1/pods`. */
   readonly describe: string;
   readonly signal: AbortSignal;
+  /**
+   * Yield a change event whose head {@link scanWatchHead} can read as a {@link ScannedWatchEvent}, decoded
+   * only when its object is asked for. Default false: every line is decoded as it is read.
+   */
+  readonly scanHeads?: boolean;
 }
 
 /**
@@ -123,6 +130,10 @@ export class WatchStream implements AsyncIterableIterator<unknown> {
   /** Decodes bytes [start, end) as one event; blank lines give undefined. */
   #decode(buf: Buffer, start: number, end: number): unknown {
     this.#line++;
+    if (this.#o.scanHeads === true) {
+      const head = scanWatchHead(buf, start, end);
+      if (head !== undefined) return new ScannedWatchEvent(head, buf.subarray(start, end), this.#line, this.#o.describe);
+    }
     const text = buf.toString('utf8', start, end);
     let event: unknown;
     try {
