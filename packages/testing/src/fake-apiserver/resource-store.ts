@@ -96,7 +96,7 @@ export class ResourceStore {
     const rv = ++this.#rv;
     // Serialise once; the stored object is parsed back from that text (so it shares nothing with the
     // caller's) and frozen (so handing it out cannot make it drift from its JSON).
-    const json = JSON.stringify({ ...object, metadata: { ...object.metadata, resourceVersion: String(rv) } });
+    const json = JSON.stringify(inGoOrder(object, String(rv)));
     const stamped = deepFreeze(JSON.parse(json) as KubeJson);
     const key = keyOf(stamped.metadata);
     const map = this.#map(resource);
@@ -170,4 +170,20 @@ export class ResourceStore {
       this.#historyStart = 0;
     }
   }
+}
+
+/**
+ * `object` with `resourceVersion` set and its leading fields where the API server (Go's encoding/json)
+ * writes them: `kind`, `apiVersion`, `metadata` first, and in `metadata` `name`, `generateName`,
+ * `namespace`, `selfLink`, `uid`, `resourceVersion` before the rest. Clients may rely on this layout to
+ * read an event's head without decoding it (kube-client's `scanWatchHead`); absent fields stay absent.
+ */
+function inGoOrder(object: KubeJson, resourceVersion: string): KubeJson {
+  const m = object.metadata;
+  // Keys set to undefined first hold their place; JSON.stringify leaves out the ones that stay undefined.
+  const metadata: Record<string, unknown> = { name: m.name, generateName: undefined, namespace: undefined, selfLink: undefined, uid: undefined, resourceVersion: undefined };
+  Object.assign(metadata, m, { resourceVersion });
+  const ordered: Record<string, unknown> = { kind: object.kind, apiVersion: object.apiVersion, metadata };
+  for (const [key, value] of Object.entries(object)) if (key !== 'metadata') ordered[key] = value;
+  return ordered as unknown as KubeJson;
 }
