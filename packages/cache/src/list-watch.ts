@@ -1,6 +1,7 @@
 import { PodConfigError } from '@podconfig/core';
+import { DeferredChangeEvent } from './deferred-change-event.js';
 import type { ListerWatcher, ListOptions, ListResult, WatchOptions } from './lister-watcher.js';
-import type { ResourceClient } from './resource-client.js';
+import { isScannedEvent, type ResourceClient } from './resource-client.js';
 import type { WatchEvent } from './watch-event.js';
 
 export interface ListWatchOptions<T = unknown> {
@@ -92,7 +93,7 @@ export class ListWatch<T> implements ListerWatcher<T> {
     if (options.allowWatchBookmarks) query.set('allowWatchBookmarks', 'true');
     if (options.sendInitialEvents !== undefined) query.set('sendInitialEvents', String(options.sendInitialEvents));
     query.set('timeoutSeconds', String(options.timeoutSeconds));
-    const raw = await this.#o.client.watchJSON(this.#o.path, query, signal);
+    const raw = await this.#o.client.watchJSON(this.#o.path, query, signal, { scanHeads: true });
     return decodeEvents<T>(raw, this.#o.transform);
   }
 
@@ -107,7 +108,8 @@ export class ListWatch<T> implements ListerWatcher<T> {
 const CHANGE_TYPES: ReadonlySet<string> = new Set(['ADDED', 'MODIFIED', 'DELETED']);
 
 /**
- * The watch envelopes of `raw`, checked and transformed. A plain iterator rather than an async
+ * The watch envelopes of `raw`, checked and transformed; change events the client only scanned become
+ * {@link DeferredChangeEvent}s (checked and transformed when decoded). A plain iterator rather than an async
  * generator: one promise per event instead of a generator's several (this runs for every event).
  * A malformed envelope rejects `next()`; the caller then closes the stream with `return()`.
  */
@@ -116,9 +118,12 @@ function decodeEvents<T>(
   transform: ((object: T) => T) | undefined,
 ): AsyncIterableIterator<WatchEvent<T>> {
   const inner = raw[Symbol.asyncIterator]();
+  const finish = (object: Record<string, unknown>): T =>
+    transform === undefined ? (object as T) : transformed(transform, object as T, 'watch event object');
   const decode = (result: IteratorResult<unknown>): IteratorResult<WatchEvent<T>> => {
     if (result.done === true) return { done: true, value: undefined };
     const value = result.value;
+    if (isScannedEvent(value)) return { done: false, value: new DeferredChangeEvent<T>(value, finish) };
     if (!isRecord(value) || typeof value.type !== 'string' || !EVENT_TYPES.has(value.type)) {
       throw decodeError('watch event has no known type');
     }

@@ -10,7 +10,9 @@ import {
 import type { Logger } from 'pino';
 import { classifyError, isStatusError } from './classify-error.js';
 import type { ListerWatcher, ListResult, WatchOptions } from './lister-watcher.js';
-import { metaNamespaceKey } from './meta-namespace-key.js';
+import { DeferredChangeEvent } from './deferred-change-event.js';
+import { headKey, metaNamespaceKey } from './meta-namespace-key.js';
+import { PendingChanges } from './pending-changes.js';
 import type { ReflectorSink } from './reflector-sink.js';
 import { statusErrorFromObject } from './status-error-from-object.js';
 import {
@@ -168,6 +170,13 @@ export class Reflector<T extends KubeObject> {
   #resume = false;
   #failedWatchAttempts = 0;
   #open: OpenStream<T> | undefined;
+  /** Watch changes not applied yet (one per key), applied by {@link #applyPending} on the next macrotask or sooner. */
+  readonly #pending = new PendingChanges<T>();
+  #applyScheduled = false;
+  /** An object of a pending change that did not decode when applied on a macrotask: ends the stream, relists. */
+  #pendingError: Error | undefined;
+  /** What the sink threw when applying pending changes on a macrotask: rethrown by `run()` (a bug). */
+  #sinkFailure: { readonly error: unknown } | undefined;
 
   #relists = 0;
   #watchRestarts = 0;
@@ -218,6 +227,7 @@ export class Reflector<T extends KubeObject> {
     try {
       while (!signal.aborted) state = await this.#step(state, signal);
     } finally {
+      this.#pending.clear();
       if (this.#open !== undefined) await this.#close(this.#open);
       this.#log.info({ resourceVersion: this.#lastSyncRV }, 'reflector stopped');
     }
@@ -409,6 +419,19 @@ export class Reflector<T extends KubeObject> {
   async #consume(stream: OpenStream<T>, signal: AbortSignal): Promise<ReflectorState<T>> {
     for (;;) {
       const next = await this.#next(stream);
+      if (this.#sinkFailure !== undefined) {
+        const { error } = this.#sinkFailure;
+        this.#sinkFailure = undefined;
+        throw error;
+      }
+      // The stream's end applies what it delivered first; an object that does not decode relists.
+      const undecodable = this.#pendingError ?? (next instanceof Error || next.done === true ? this.#applyPendingNow() : undefined);
+      if (undecodable !== undefined) {
+        this.#pendingError = undefined;
+        await this.#close(stream);
+        if (signal.aborted) return { phase: 'Watching' };
+        return this.#watchFailed(undecodable, false);
+      }
       if (next instanceof Error) {
         await this.#close(stream);
         if (signal.aborted) return { phase: 'Watching' };
@@ -427,21 +450,74 @@ export class Reflector<T extends KubeObject> {
       const event = next.value;
       stream.watchdog.touch();
       if (event.type === 'ERROR') {
+        const undecodable = this.#applyPendingNow();
         await this.#close(stream);
-        return this.#watchFailed(statusErrorFromObject(event.object), this.#isShort(stream));
+        return this.#watchFailed(undecodable ?? statusErrorFromObject(event.object), this.#isShort(stream));
       }
       if (!this.#accepts(event)) continue;
       if (stream.events++ === 0) this.#healthy();
+      const head = event instanceof DeferredChangeEvent ? event.head : undefined;
+      const rv = head === undefined ? event.object.metadata?.resourceVersion : head.resourceVersion;
       if (event.type !== 'BOOKMARK') {
-        this.#sink.apply(event);
+        this.#pend(head === undefined ? metaNamespaceKey(event.object) : headKey(head), event);
         this.#events++;
         this.#lastSyncTime = new Date(this.#clock.now());
-        if (this.#log.isLevelEnabled('trace')) this.#log.trace({ type: event.type, resourceVersion: event.object.metadata?.resourceVersion }, 'watch event');
+        if (this.#log.isLevelEnabled('trace')) this.#log.trace({ type: event.type, resourceVersion: rv }, 'watch event');
       }
-      const rv = event.object.metadata?.resourceVersion;
       if (rv !== undefined && rv !== '') this.#lastSyncRV = rv;
-      if (performance.now() - this.#sliceStart >= SLICE_MS) await this.#letConsumersRun();
+      if (performance.now() - this.#sliceStart >= SLICE_MS) {
+        const undecodable = this.#applyPendingNow();
+        if (undecodable !== undefined) {
+          await this.#close(stream);
+          return this.#watchFailed(undecodable, false);
+        }
+        await this.#letConsumersRun();
+      }
     }
+  }
+
+  /**
+   * Keeps a watch change for the sink until the next macrotask (or the end of the decoding slice, or of
+   * the stream): changes of one object in between coalesce, and a {@link DeferredChangeEvent} that a later
+   * change replaced is never decoded. Consumers only run on macrotasks, so they see the same states.
+   */
+  #pend(key: string, event: ChangeEvent<T>): void {
+    this.#pending.add(key, event);
+    if (this.#applyScheduled) return;
+    this.#applyScheduled = true;
+    setImmediate(this.#applyPendingSoon);
+  }
+
+  readonly #applyPendingSoon = (): void => {
+    this.#applyScheduled = false;
+    if (this.#pendingError !== undefined || this.#sinkFailure !== undefined || this.#pending.size === 0) return;
+    let undecodable: Error | undefined;
+    try {
+      undecodable = this.#applyPendingNow();
+    } catch (error: unknown) {
+      this.#sinkFailure = { error };
+    }
+    if (undecodable === undefined && this.#sinkFailure === undefined) return;
+    // The loop is waiting for the stream: end it; the loop relists (or rethrows the sink's error).
+    this.#pendingError = undecodable;
+    this.#open?.link.abort(undecodable);
+  };
+
+  /** Applies the pending changes; returns the decode error that stopped it (a sink's error propagates). */
+  #applyPendingNow(): Error | undefined {
+    let undecodable: Error | undefined;
+    this.#pending.drain((event) => {
+      if (undecodable !== undefined) return;
+      let decoded: ChangeEvent<T>;
+      try {
+        decoded = { type: event.type, object: event.object };
+      } catch (err: unknown) {
+        undecodable = err instanceof Error ? err : new PodConfigError('PODCONFIG_WATCH_DECODE', errorMessage(err));
+        return;
+      }
+      this.#sink.apply(decoded);
+    });
+    return undecodable;
   }
 
   /** A failed watch open or stream: re-watch (D11) or relist. `attemptFailed`: counts towards the relist after 5. */
@@ -535,6 +611,12 @@ export class Reflector<T extends KubeObject> {
   // ── bookkeeping ───────────────────────────────────────────────────────────────────────────────
 
   #accepts(event: ChangeEvent<T> | BookmarkEvent<T>): boolean {
+    if (event instanceof DeferredChangeEvent) {
+      // Its head was read from the object's metadata: only the kind is left to check.
+      if (this.#expectedKind === undefined || event.head.kind === this.#expectedKind) return true;
+      this.#log.warn({ type: event.type, kind: event.head.kind, expectedKind: this.#expectedKind }, 'unexpected watch event object kind, skipped');
+      return false;
+    }
     const { object } = event;
     if (typeof object.metadata !== 'object') {
       this.#log.warn({ type: event.type }, 'watch event object has no metadata, skipped');

@@ -8,6 +8,30 @@ export interface ResourceClient {
   /**
    * GET `path?query` (with `watch=true`) → each decoded watch event `{ type, object }`, one at a time, with
    * back-pressure. Ends when the server closes the stream; throws `PODCONFIG_WATCH_DECODE` on a bad line.
+   * With `scanHeads`, a change event may instead come as a {@link ScannedEvent}, decoded on demand; a
+   * client that ignores the option (a test double) yields decoded events only, which is as correct.
    */
-  watchJSON(path: string, query: URLSearchParams, signal: AbortSignal): Promise<AsyncIterable<unknown>>;
+  watchJSON(path: string, query: URLSearchParams, signal: AbortSignal, options?: { readonly scanHeads?: boolean }): Promise<AsyncIterable<unknown>>;
+}
+
+/** What a change event says about its object before it is decoded (kube-client's `WatchHead`). */
+export interface ObjectHead {
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly resourceVersion: string;
+}
+
+/** A change event not decoded yet (kube-client's `ScannedWatchEvent`). */
+export interface ScannedEvent {
+  readonly type: ObjectHead['type'];
+  readonly head: ObjectHead;
+  /** The event's object, parsed once; throws `PODCONFIG_WATCH_DECODE` when the line does not decode to its head. */
+  decodeObject(): Record<string, unknown>;
+}
+
+/** Whether a value a {@link ResourceClient} yielded is a {@link ScannedEvent}. */
+export function isScannedEvent(value: unknown): value is ScannedEvent {
+  return typeof value === 'object' && value !== null && typeof (value as { decodeObject?: unknown }).decodeObject === 'function';
 }

@@ -1,0 +1,28 @@
+import type { ObjectHead, ScannedEvent } from './resource-client.js';
+import type { ChangeEvent } from './watch-event.js';
+
+/**
+ * A watch change whose object is decoded (and transformed) the first time `object` is read. The
+ * {@link Reflector} keys, checks and coalesces it by its `head`, so an event superseded by a later
+ * change of the same object before the store is updated is never decoded (decision D16 reaching back
+ * to the wire). Reading `object` throws `PODCONFIG_WATCH_DECODE` when the line does not decode.
+ */
+export class DeferredChangeEvent<T> implements ChangeEvent<T> {
+  readonly type: ObjectHead['type'];
+  readonly head: ObjectHead;
+  readonly #scanned: ScannedEvent;
+  readonly #transform: (object: Record<string, unknown>) => T;
+  #object: T | undefined;
+
+  constructor(scanned: ScannedEvent, transform: (object: Record<string, unknown>) => T) {
+    this.type = scanned.type;
+    this.head = scanned.head;
+    this.#scanned = scanned;
+    this.#transform = transform;
+  }
+
+  get object(): T {
+    if (this.#object === undefined) this.#object = this.#transform(this.#scanned.decodeObject());
+    return this.#object;
+  }
+}

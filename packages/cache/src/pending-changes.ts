@@ -1,0 +1,51 @@
+import type { ChangeEvent } from './watch-event.js';
+
+/**
+ * Watch changes read but not yet applied to the sink, at most one per object key: the latest. The
+ * store's state after applying them is the state after applying every change they replaced, so an
+ * object changed several times between two pushes is applied (and, for a {@link DeferredChangeEvent},
+ * decoded) once. How they coalesce: the latest change wins, except that an ADDED followed by
+ * MODIFIEDs stays an ADDED (of the latest object).
+ */
+export class PendingChanges<T> {
+  readonly #byKey = new Map<string, ChangeEvent<T>>();
+
+  get size(): number {
+    return this.#byKey.size;
+  }
+
+  add(key: string, event: ChangeEvent<T>): void {
+    const pending = this.#byKey.get(key);
+    this.#byKey.set(key, pending?.type === 'ADDED' && event.type === 'MODIFIED' ? new AddedAs(event) : event);
+  }
+
+  /**
+   * Removes every pending change and gives each to `apply`, oldest key first. When `apply` throws (an
+   * object that does not decode, a failing sink), the changes after it are dropped: the caller relists.
+   */
+  drain(apply: (event: ChangeEvent<T>) => void): void {
+    try {
+      for (const event of this.#byKey.values()) apply(event);
+    } finally {
+      this.#byKey.clear();
+    }
+  }
+
+  clear(): void {
+    this.#byKey.clear();
+  }
+}
+
+/** A MODIFIED applied as the ADDED it coalesced with; its object is read (decoded) only when applied. */
+class AddedAs<T> implements ChangeEvent<T> {
+  readonly type = 'ADDED';
+  readonly #event: ChangeEvent<T>;
+
+  constructor(event: ChangeEvent<T>) {
+    this.#event = event;
+  }
+
+  get object(): T {
+    return this.#event.object;
+  }
+}
