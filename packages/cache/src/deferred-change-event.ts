@@ -12,7 +12,7 @@ export class DeferredChangeEvent<T> implements ChangeEvent<T> {
   readonly head: ObjectHead;
   readonly #scanned: ScannedEvent;
   readonly #transform: (object: Record<string, unknown>) => T;
-  #object: T | undefined;
+  #decoded: { readonly object: T } | { readonly error: unknown } | undefined;
 
   constructor(scanned: ScannedEvent, transform: (object: Record<string, unknown>) => T) {
     this.type = scanned.type;
@@ -22,7 +22,14 @@ export class DeferredChangeEvent<T> implements ChangeEvent<T> {
   }
 
   get object(): T {
-    if (this.#object === undefined) this.#object = this.#transform(this.#scanned.decodeObject());
-    return this.#object;
+    if (this.#decoded === undefined) {
+      try {
+        this.#decoded = { object: this.#transform(this.#scanned.decodeObject()) };
+      } catch (error: unknown) {
+        this.#decoded = { error };
+      }
+    }
+    if ('error' in this.#decoded) throw this.#decoded.error;
+    return this.#decoded.object;
   }
 }

@@ -5,7 +5,7 @@ import type { ChangeEvent } from './watch-event.js';
  * store's state after applying them is the state after applying every change they replaced, so an
  * object changed several times between two pushes is applied (and, for a {@link DeferredChangeEvent},
  * decoded) once. How they coalesce: the latest change wins, except that an ADDED followed by
- * MODIFIEDs stays an ADDED (of the latest object).
+ * MODIFIEDs stays an ADDED (of the latest object), and nothing replaces a pending DELETED but another.
  */
 export class PendingChanges<T> {
   readonly #byKey = new Map<string, ChangeEvent<T>>();
@@ -14,9 +14,16 @@ export class PendingChanges<T> {
     return this.#byKey.size;
   }
 
-  add(key: string, event: ChangeEvent<T>): void {
+  /**
+   * Keeps `event` as the pending change of `key`. Returns false, keeping nothing, when a DELETED is pending
+   * for `key` and `event` is not one: the object came back (a new UID), and a sink keyed by something other
+   * than namespace/name must see the delete; apply the pending changes first, then add it again.
+   */
+  add(key: string, event: ChangeEvent<T>): boolean {
     const pending = this.#byKey.get(key);
+    if (pending?.type === 'DELETED' && event.type !== 'DELETED') return false;
     this.#byKey.set(key, pending?.type === 'ADDED' && event.type === 'MODIFIED' ? new AddedAs(event) : event);
+    return true;
   }
 
   /**

@@ -6,7 +6,7 @@ import type { ListerWatcher } from './lister-watcher.js';
 import { ListWatch } from './list-watch.js';
 import { PendingChanges } from './pending-changes.js';
 import type { ReflectorSink } from './reflector-sink.js';
-import { Reflector } from './reflector.js';
+import { Reflector, type ReflectorOptions } from './reflector.js';
 import type { ObjectHead, ResourceClient, ScannedEvent } from './resource-client.js';
 import { INITIAL_EVENTS_END_ANNOTATION, type ChangeEvent } from './watch-event.js';
 
@@ -39,14 +39,21 @@ const bookmark = (rv: string): unknown => ({
  * A ResourceClient whose every watch (a streaming list) yields `streams[i]` at once, as one network read
  * would, then waits for `more` items or the abort; lists answer empty.
  */
-function client(streams: readonly (readonly unknown[])[], opened: { watches: number; lists: number }, more?: AsyncIterable<unknown>): ResourceClient {
+interface Opened {
+  watches: number;
+  lists: number;
+  /** Whether each watch asked for scanHeads. */
+  scanHeads?: boolean[];
+}
+
+function client(streams: readonly (readonly unknown[])[], opened: Opened, more?: AsyncIterable<unknown>, listItems: readonly Pod[] = []): ResourceClient {
   return {
     getJSON: () => {
       opened.lists++;
-      return Promise.resolve({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '100' }, items: [] });
+      return Promise.resolve({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '100' }, items: listItems });
     },
     watchJSON: (_path, _query, signal, options) => {
-      expect(options?.scanHeads).toBe(true);
+      (opened.scanHeads ??= []).push(options?.scanHeads === true);
       const items = streams[opened.watches] ?? [];
       opened.watches++;
       return Promise.resolve((async function* stream() {
@@ -64,29 +71,37 @@ interface Applied {
   readonly rv: string | undefined;
 }
 
-function run(resourceClient: ResourceClient, until: (applied: readonly Applied[]) => boolean, sinkThrows = false) {
+function run(
+  resourceClient: ResourceClient,
+  until: (applied: readonly Applied[], replaced: readonly number[]) => boolean,
+  sinkThrows = false,
+  sinkOf?: (inner: ReflectorSink<Pod>) => ReflectorSink<Pod>,
+  options: Partial<ReflectorOptions<Pod>> = {},
+) {
   const applied: Applied[] = [];
   const replaced: number[] = [];
   const stop = new AbortController();
-  const sink: ReflectorSink<Pod> = {
+  const recording: ReflectorSink<Pod> = {
     replace: (items) => {
       replaced.push(items.length);
+      if (until(applied, replaced)) stop.abort();
     },
     apply: (event: ChangeEvent<Pod>) => {
       if (sinkThrows) throw new Error('sink bug');
       applied.push({ type: event.type, name: event.object.metadata?.name, rv: event.object.metadata?.resourceVersion });
-      if (until(applied)) stop.abort();
+      if (until(applied, replaced)) stop.abort();
     },
   };
+  const sink = sinkOf === undefined ? recording : sinkOf(recording);
   const listerWatcher: ListerWatcher<Pod> = new ListWatch<Pod>({ client: resourceClient, path: '/api/v1/pods', kind: 'Pod' });
-  const reflector = new Reflector<Pod>({ listerWatcher, sink, logger: pino({ level: 'silent' }), clock: new InstantClock(), expectedKind: 'Pod' });
+  const reflector = new Reflector<Pod>({ listerWatcher, sink, logger: pino({ level: 'silent' }), clock: new InstantClock(), expectedKind: 'Pod', ...options });
   return { reflector, applied, replaced, stop, done: reflector.run(stop.signal) };
 }
 
 describe('Reflector: pending watch changes', () => {
   it('applies the latest change of each pod once, and never decodes the changes it replaced', async () => {
     const decodes: string[] = [];
-    const opened = { watches: 0, lists: 0 };
+    const opened: Opened = { watches: 0, lists: 0 };
     const stream = [
       bookmark('10'),
       scanned('MODIFIED', pod('a', '11'), decodes),
@@ -105,7 +120,88 @@ describe('Reflector: pending watch changes', () => {
       { type: 'DELETED', name: 'c', rv: '16' },
     ]);
     expect(decodes.sort()).toEqual(['a@15', 'b@14', 'c@16']);
-    expect(r.reflector.status()).toMatchObject({ events: 6, lastSyncResourceVersion: '16' });
+    expect(r.reflector.status()).toMatchObject({ events: 6, lastSyncResourceVersion: '16', undecodableEvents: 0 });
+    expect(opened.scanHeads).toEqual([true]);
+  });
+
+  it('applies a pending DELETED before the object comes back, so a sink keyed by UID sees the delete', async () => {
+    const decodes: string[] = [];
+    const withUid = (p: Pod, uid: string): Pod => ({ ...p, metadata: { ...p.metadata, uid } });
+    const stream = [
+      bookmark('10'),
+      scanned('MODIFIED', pod('x', '11'), decodes),
+      scanned('DELETED', withUid(pod('a', '12'), 'uid-1'), decodes),
+      scanned('ADDED', withUid(pod('a', '13'), 'uid-2'), decodes),
+      scanned('MODIFIED', withUid(pod('a', '14'), 'uid-2'), decodes),
+    ];
+    const store = new Map<string, string>();
+    const byUid = (inner: ReflectorSink<Pod>): ReflectorSink<Pod> => ({
+      replace: (items, rv) => inner.replace(items, rv),
+      apply: (event) => {
+        const uid = event.object.metadata?.uid ?? '';
+        if (event.type === 'DELETED') store.delete(uid);
+        else store.set(uid, event.object.metadata?.resourceVersion ?? '');
+        inner.apply(event);
+      },
+    });
+    const r = run(client([stream], { watches: 0, lists: 0 }), (applied) => applied.length === 3, false, byUid);
+    await r.done;
+    expect(r.applied).toEqual([
+      { type: 'MODIFIED', name: 'x', rv: '11' },
+      { type: 'DELETED', name: 'a', rv: '12' },
+      { type: 'ADDED', name: 'a', rv: '14' },
+    ]);
+    expect([...store].sort()).toEqual([['uid-2', '14'], ['uid-default-x', '11']]);
+  });
+
+  it('applies the pending changes before an ERROR event ends the stream, then relists', async () => {
+    const decodes: string[] = [];
+    const opened: Opened = { watches: 0, lists: 0 };
+    const gone = { type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410 } };
+    const streams = [
+      [bookmark('10'), scanned('MODIFIED', pod('a', '11'), decodes), scanned('MODIFIED', pod('b', '12'), decodes), gone],
+      [bookmark('20')],
+    ];
+    const r = run(client(streams, opened), (_applied, replaced) => replaced.length === 2);
+    await r.done;
+    expect(r.applied.map((a) => a.rv)).toEqual(['11', '12']);
+    expect(r.reflector.status()).toMatchObject({ relists: 1, lastError: { code: 'PODCONFIG_WATCH_EXPIRED' } });
+  });
+
+  it('falls back to a list when an initial event of the streaming list does not decode, and decodes only the kept ones', async () => {
+    const decodes: string[] = [];
+    const opened: Opened = { watches: 0, lists: 0 };
+    const streams = [
+      [scanned('ADDED', pod('a', '1'), decodes), scanned('ADDED', pod('b', '2'), decodes, true), bookmark('2')],
+      [scanned('MODIFIED', pod('a', '101'), decodes)],
+    ];
+    const r = run(client(streams, opened, undefined, [pod('a', '100')]), (applied) => applied.length === 1);
+    await r.done;
+    expect(r.replaced).toEqual([1]);
+    expect(opened.lists).toBe(1);
+    expect(r.reflector.status()).toMatchObject({ undecodableEvents: 1, lastError: { code: 'PODCONFIG_WATCH_DECODE' } });
+
+    // Replaced initial events are not decoded either.
+    const kept: string[] = [];
+    const replacedInitial = [
+      [scanned('ADDED', pod('a', '1'), kept), scanned('MODIFIED', pod('a', '2'), kept), scanned('ADDED', pod('b', '3'), kept), bookmark('3')],
+    ];
+    const second = run(client(replacedInitial, { watches: 0, lists: 0 }), (_applied, replaced) => replaced.length === 1);
+    await second.done;
+    expect(second.replaced).toEqual([2]);
+    expect(kept.sort()).toEqual(['a@2', 'b@3']);
+  });
+
+  it('decodes the first object of a plain watch at once: a stream counts as healthy only once it delivers', async () => {
+    const decodes: string[] = [];
+    const opened: Opened = { watches: 0, lists: 0 };
+    // Without the eager decode, the bad first line would be replaced by the good one and never noticed.
+    const streams = [[scanned('MODIFIED', pod('a', '101'), decodes, true), scanned('MODIFIED', pod('a', '102'), decodes)], [scanned('MODIFIED', pod('a', '103'), decodes)]];
+    const r = run(client(streams, opened, undefined, [pod('a', '100')]), (applied) => applied.some((a) => a.rv === '103'), false, undefined, { watchList: false });
+    await r.done;
+    expect(opened).toMatchObject({ lists: 2, watches: 2 });
+    expect(decodes).toEqual(['a@101', 'a@103']);
+    expect(r.reflector.status()).toMatchObject({ undecodableEvents: 1, relists: 1, lastError: { code: 'PODCONFIG_WATCH_DECODE' } });
   });
 
   it('applies a lone change on the next macrotask, without waiting for more of the stream', async () => {
@@ -117,7 +213,7 @@ describe('Reflector: pending watch changes', () => {
 
   it('applies what a stream delivered before it ended, then watches again', async () => {
     const decodes: string[] = [];
-    const opened = { watches: 0, lists: 0 };
+    const opened: Opened = { watches: 0, lists: 0 };
     const ending: AsyncIterable<unknown> = (async function* ending() {
       yield scanned('MODIFIED', pod('a', '11'), decodes);
       throw new PodConfigError('PODCONFIG_SOURCE_UNAVAILABLE', 'connection reset', { retryable: true });
@@ -125,12 +221,12 @@ describe('Reflector: pending watch changes', () => {
     const r = run(client([[bookmark('10')], [scanned('MODIFIED', pod('a', '12'), decodes)]], opened, ending), (applied) => applied.length === 2);
     await r.done;
     expect(r.applied.map((a) => a.rv)).toEqual(['11', '12']);
-    expect(opened).toEqual({ watches: 2, lists: 0 });
+    expect(opened).toMatchObject({ watches: 2, lists: 0 });
   });
 
   it('ends the stream and relists when a pending change does not decode, naming the line', async () => {
     const decodes: string[] = [];
-    const opened = { watches: 0, lists: 0 };
+    const opened: Opened = { watches: 0, lists: 0 };
     const streams = [
       [bookmark('10'), scanned('MODIFIED', pod('a', '11'), decodes), scanned('MODIFIED', pod('b', '12'), decodes, true)],
       [bookmark('20'), scanned('MODIFIED', pod('a', '21'), decodes)],
@@ -163,10 +259,18 @@ describe(PendingChanges.name, () => {
     pending.add('a', change('MODIFIED', 'a2'));
     pending.add('b', change('DELETED', 'b2'));
     pending.add('c', change('DELETED', 'c1'));
-    pending.add('c', change('ADDED', 'c2'));
-    pending.add('c', change('MODIFIED', 'c3'));
+    pending.add('c', change('DELETED', 'c2'));
     expect(pending.size).toBe(3);
-    expect(drained(pending)).toEqual(['ADDED a2', 'DELETED b2', 'ADDED c3']);
+    expect(drained(pending)).toEqual(['ADDED a2', 'DELETED b2', 'DELETED c2']);
+    expect(pending.size).toBe(0);
+  });
+
+  it('refuses to let anything but a DELETED replace a pending DELETED (the object is back with a new UID)', () => {
+    const pending = new PendingChanges<string>();
+    expect(pending.add('c', change('DELETED', 'c1'))).toBe(true);
+    expect(pending.add('c', change('ADDED', 'c2'))).toBe(false);
+    expect(pending.add('c', change('MODIFIED', 'c3'))).toBe(false);
+    expect(drained(pending)).toEqual(['DELETED c1']);
     expect(pending.size).toBe(0);
   });
 

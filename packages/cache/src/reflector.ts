@@ -67,10 +67,15 @@ export interface ReflectorStatus {
   readonly relists: number;
   /** Watch requests made to resume after a stream ended or failed. */
   readonly watchRestarts: number;
-  /** ADDED / MODIFIED / DELETED events applied to the sink. */
+  /**
+   * ADDED / MODIFIED / DELETED events received from watch streams (after the initial sync), including those a
+   * later change of the same object replaced before they were applied (see "Pending changes").
+   */
   readonly events: number;
+  /** Watch changes whose object did not decode when applied (each ended its stream with a relist). */
+  readonly undecodableEvents: number;
   readonly consecutiveFailures: number;
-  /** Last successful sync or applied event. */
+  /** Last successful sync or received event. */
   readonly lastSyncTime?: Date;
   readonly lastError?: { readonly message: string; readonly code?: string; readonly time: Date };
 }
@@ -181,6 +186,7 @@ export class Reflector<T extends KubeObject> {
   #relists = 0;
   #watchRestarts = 0;
   #events = 0;
+  #undecodable = 0;
   /** performance.now() when the reflector last let macrotasks run (SLICE_MS). */
   #sliceStart = 0;
   #consecutiveFailures = 0;
@@ -214,6 +220,7 @@ export class Reflector<T extends KubeObject> {
       relists: this.#relists,
       watchRestarts: this.#watchRestarts,
       events: this.#events,
+      undecodableEvents: this.#undecodable,
       consecutiveFailures: this.#consecutiveFailures,
       ...(this.#lastSyncTime === undefined ? {} : { lastSyncTime: this.#lastSyncTime }),
       ...(this.#lastError === undefined ? {} : { lastError: { ...this.#lastError } }),
@@ -224,6 +231,8 @@ export class Reflector<T extends KubeObject> {
   async run(signal: AbortSignal): Promise<void> {
     this.#log.info({ watchList: this.#watchList }, 'reflector started');
     let state: ReflectorState<T> = { phase: 'Syncing' };
+    this.#pendingError = undefined;
+    this.#sinkFailure = undefined;
     try {
       while (!signal.aborted) state = await this.#step(state, signal);
     } finally {
@@ -316,7 +325,8 @@ export class Reflector<T extends KubeObject> {
     }
     stream.initial = true;
     stream.watchdog.arm(this.#stallTimeoutMs);
-    const initial = new Map<string, T>();
+    // Latest change per key; decoded at the end bookmark (a replaced initial event is never decoded).
+    const initial = new Map<string, ChangeEvent<T>>();
     for (;;) {
       const next = await this.#next(stream);
       if (next instanceof Error || next.done === true) {
@@ -345,7 +355,12 @@ export class Reflector<T extends KubeObject> {
           return this.#abandonWatchList('the server sent a bookmark without k8s.io/initial-events-end: it ignores sendInitialEvents');
         }
         const resourceVersion = event.object.metadata.resourceVersion ?? '';
-        const items = [...initial.values()];
+        const items: T[] = [];
+        const undecodable = this.#decodeInto(initial.values(), items);
+        if (undecodable !== undefined) {
+          await this.#close(stream);
+          return this.#watchListFailed(undecodable, rv);
+        }
         this.#sink.replace(items, resourceVersion);
         this.#markSynced(resourceVersion, items.length, 'watch-list');
         stream.initial = false;
@@ -353,10 +368,21 @@ export class Reflector<T extends KubeObject> {
         await this.#letConsumersRun();
         return { phase: 'Streaming', stream };
       }
-      const key = metaNamespaceKey(event.object);
+      const key = event instanceof DeferredChangeEvent ? headKey(event.head) : metaNamespaceKey(event.object);
       if (event.type === 'DELETED') initial.delete(key);
-      else initial.set(key, event.object);
+      else initial.set(key, event);
     }
+  }
+
+  /** Decodes `events`' objects into `items`; returns the decode error that stopped it. */
+  #decodeInto(events: Iterable<ChangeEvent<T>>, items: T[]): Error | undefined {
+    try {
+      for (const event of events) items.push(event.object);
+    } catch (err: unknown) {
+      this.#undecodable++;
+      return asError(err);
+    }
+    return undefined;
   }
 
   #watchListFailed(err: unknown, rv: string): ReflectorState<T> {
@@ -424,6 +450,13 @@ export class Reflector<T extends KubeObject> {
         this.#sinkFailure = undefined;
         throw error;
       }
+      if (signal.aborted) {
+        // Stopping: nothing more reaches the sink, and no failure is recorded.
+        this.#pending.clear();
+        this.#pendingError = undefined;
+        await this.#close(stream);
+        return { phase: 'Watching' };
+      }
       // The stream's end applies what it delivered first; an object that does not decode relists.
       const undecodable = this.#pendingError ?? (next instanceof Error || next.done === true ? this.#applyPendingNow() : undefined);
       if (undecodable !== undefined) {
@@ -455,11 +488,30 @@ export class Reflector<T extends KubeObject> {
         return this.#watchFailed(undecodable ?? statusErrorFromObject(event.object), this.#isShort(stream));
       }
       if (!this.#accepts(event)) continue;
-      if (stream.events++ === 0) this.#healthy();
       const head = event instanceof DeferredChangeEvent ? event.head : undefined;
+      if (stream.events++ === 0) {
+        // Healthy means a stream that delivers: its first object is decoded now, not when applied.
+        const undecodable = head === undefined ? undefined : this.#decodeInto([event as ChangeEvent<T>], []);
+        if (undecodable !== undefined) {
+          this.#pending.clear();
+          await this.#close(stream);
+          return this.#watchFailed(undecodable, false);
+        }
+        this.#healthy();
+      }
       const rv = head === undefined ? event.object.metadata?.resourceVersion : head.resourceVersion;
       if (event.type !== 'BOOKMARK') {
-        this.#pend(head === undefined ? metaNamespaceKey(event.object) : headKey(head), event);
+        const key = head === undefined ? metaNamespaceKey(event.object) : headKey(head);
+        if (!this.#pending.add(key, event)) {
+          // A DELETED is pending for this key and the object is back (a new UID): apply the delete first.
+          const undecodable = this.#applyPendingNow();
+          if (undecodable !== undefined) {
+            await this.#close(stream);
+            return this.#watchFailed(undecodable, false);
+          }
+          this.#pending.add(key, event);
+        }
+        this.#scheduleApply();
         this.#events++;
         this.#lastSyncTime = new Date(this.#clock.now());
         if (this.#log.isLevelEnabled('trace')) this.#log.trace({ type: event.type, resourceVersion: rv }, 'watch event');
@@ -477,12 +529,11 @@ export class Reflector<T extends KubeObject> {
   }
 
   /**
-   * Keeps a watch change for the sink until the next macrotask (or the end of the decoding slice, or of
-   * the stream): changes of one object in between coalesce, and a {@link DeferredChangeEvent} that a later
+   * Pending watch changes are applied on the next macrotask (or at the end of the decoding slice, or of the
+   * stream): changes of one object in between coalesce, and a {@link DeferredChangeEvent} that a later
    * change replaced is never decoded. Consumers only run on macrotasks, so they see the same states.
    */
-  #pend(key: string, event: ChangeEvent<T>): void {
-    this.#pending.add(key, event);
+  #scheduleApply(): void {
     if (this.#applyScheduled) return;
     this.#applyScheduled = true;
     setImmediate(this.#applyPendingSoon);
@@ -512,7 +563,8 @@ export class Reflector<T extends KubeObject> {
       try {
         decoded = { type: event.type, object: event.object };
       } catch (err: unknown) {
-        undecodable = err instanceof Error ? err : new PodConfigError('PODCONFIG_WATCH_DECODE', errorMessage(err));
+        this.#undecodable++;
+        undecodable = asError(err);
         return;
       }
       this.#sink.apply(decoded);
@@ -596,6 +648,8 @@ export class Reflector<T extends KubeObject> {
   }
 
   async #close(stream: OpenStream<T>): Promise<void> {
+    // Every path out of a stream has applied or dropped its pending changes; none may outlive it.
+    this.#pending.clear();
     if (this.#open === stream) this.#open = undefined;
     stream.watchdog.disarm();
     stream.link.abort();
@@ -668,6 +722,8 @@ export class Reflector<T extends KubeObject> {
     return { phase: 'BackingOff', delayMs, then };
   }
 }
+
+const asError = (err: unknown): Error => (err instanceof Error ? err : new PodConfigError('PODCONFIG_WATCH_DECODE', errorMessage(err)));
 
 interface PagedList<T> {
   readonly items: readonly T[];

@@ -60,14 +60,25 @@ describe(scanWatchHead.name, () => {
     expect(scan(line(event))).toBeUndefined();
   });
 
-  it('leaves whitespace-formatted and truncated lines to be decoded whole', () => {
+  it('leaves whitespace-formatted, truncated and joined lines to be decoded whole (and refused)', () => {
     expect(scan(Buffer.from(JSON.stringify({ type: 'ADDED', object: apiPod() }, null, 1).replaceAll('\n', '')))).toBeUndefined();
     const bytes = line({ type: 'ADDED', object: apiPod() });
-    for (let end = 0; end < 150; end++) {
+    for (let end = 0; end < bytes.length; end++) {
       const head = scanWatchHead(bytes, 0, end);
-      // A prefix either does not reach the head's end or holds the whole head.
-      if (head !== undefined) expect(head.resourceVersion).toBe('1234');
+      // A prefix ending in `}` past the head reads the same head; any other prefix reads none.
+      if (head === undefined) expect(bytes[end - 1] === 0x7d && end > 200).toBe(false);
+      else expect(head.resourceVersion).toBe('1234');
     }
+    // A lost newline: two events on one line; the second one's change must not be dropped undecoded.
+    const joined = Buffer.concat([bytes, line({ type: 'DELETED', object: apiPod({ name: 'other' }) })]);
+    expect(scan(joined)).toBeUndefined();
+    expect(() => JSON.parse(joined.toString())).toThrow();
+  });
+
+  it('does not mistake the next line of the buffer for a second event', () => {
+    const first = line({ type: 'MODIFIED', object: apiPod() });
+    const bytes = Buffer.concat([first, Buffer.from('\n'), line({ type: 'MODIFIED', object: apiPod({ name: 'next' }) })]);
+    expect(scanWatchHead(bytes, 0, first.length)?.name).toBe('web-1');
   });
 });
 
@@ -87,7 +98,7 @@ describe(ScannedWatchEvent.name, () => {
   });
 
   it('refuses a line that is not JSON after its head, naming the watch and line without quoting it', () => {
-    const bytes = Buffer.from(`${JSON.stringify({ type: 'MODIFIED', object: apiPod() }).slice(0, -30)}"secret":"hunter2"`);
+    const bytes = Buffer.from(`${JSON.stringify({ type: 'MODIFIED', object: apiPod() }).slice(0, -30)}"secret":"hunter2"}`);
     const event = scanned(undefined, bytes);
     const err = (() => {
       try {

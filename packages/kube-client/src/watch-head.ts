@@ -12,9 +12,12 @@ const BACKSLASH = 0x5c;
 const COLON = 0x3a;
 const COMMA = 0x2c;
 const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
 
 const ENVELOPE = Buffer.from('{"type":"');
 const OBJECT = Buffer.from(',"object":{');
+/** Compact JSON has `}{` nowhere, not even in strings (their quotes are escaped): two events on one line. */
+const NEXT_EVENT = Buffer.from('}{"type":"');
 const CHANGE_TYPES: ReadonlySet<string> = new Set(['ADDED', 'MODIFIED', 'DELETED']);
 
 /**
@@ -24,10 +27,14 @@ const CHANGE_TYPES: ReadonlySet<string> = new Set(['ADDED', 'MODIFIED', 'DELETED
  * namespace, name and resourceVersion (in `metadata`, before its first value that is not a string).
  * Only plain strings are read (no escapes); anything else — another layout, BOOKMARK and ERROR
  * events, a cluster-scoped object — gives `undefined` and the line is decoded whole, as before.
- * Costs a few hundred bytes of scanning, against `JSON.parse` of the whole line.
+ * A line that cannot be one event — not ending in `}`, or holding a second event (`}{"type":"`, what a
+ * lost newline leaves) — gives `undefined` too, so it is decoded (and refused) at once, never dropped
+ * undecoded behind a later change: a replaced line is checked this far, and no further.
+ * Costs a few hundred bytes of scanning and one native search of the line, against `JSON.parse` of it.
  */
 export function scanWatchHead(buf: Buffer, start: number, end: number): WatchHead | undefined {
-  if (!startsWith(buf, start, end, ENVELOPE)) return undefined;
+  if (!startsWith(buf, start, end, ENVELOPE) || buf[end - 1] !== CLOSE_BRACE) return undefined;
+  if (buf.subarray(start, end).includes(NEXT_EVENT)) return undefined;
   const typeEnd = plainStringEnd(buf, start + ENVELOPE.length, end);
   if (typeEnd < 0) return undefined;
   const type = buf.toString('latin1', start + ENVELOPE.length, typeEnd);
@@ -44,10 +51,10 @@ export function scanWatchHead(buf: Buffer, start: number, end: number): WatchHea
     if (value === undefined) return undefined;
     if (key.name === 'kind') kind = value.text;
     at = value.next;
-    if (buf[at] !== COMMA) return undefined;
+    if (at >= end || buf[at] !== COMMA) return undefined;
     at++;
   }
-  if (kind === undefined || buf[at] !== OPEN_BRACE) return undefined;
+  if (kind === undefined || at >= end || buf[at] !== OPEN_BRACE) return undefined;
   at++;
   let namespace: string | undefined;
   let name: string | undefined;
@@ -65,7 +72,7 @@ export function scanWatchHead(buf: Buffer, start: number, end: number): WatchHea
       return { type: type as WatchHead['type'], kind, namespace, name, resourceVersion };
     }
     at = value.next;
-    if (buf[at] !== COMMA) return undefined;
+    if (at >= end || buf[at] !== COMMA) return undefined;
     at++;
   }
 }
@@ -88,15 +95,15 @@ function plainStringEnd(buf: Buffer, at: number, end: number): number {
 
 /** `"key":` at `at` → the key and the index after the colon. */
 function readKey(buf: Buffer, at: number, end: number): { name: string; next: number } | undefined {
-  if (buf[at] !== QUOTE) return undefined;
+  if (at >= end || buf[at] !== QUOTE) return undefined;
   const close = plainStringEnd(buf, at + 1, end);
-  if (close < 0 || buf[close + 1] !== COLON) return undefined;
+  if (close < 0 || close + 1 >= end || buf[close + 1] !== COLON) return undefined;
   return { name: buf.toString('latin1', at + 1, close), next: close + 2 };
 }
 
 /** A string value without escapes at `at` → its text (UTF-8) and the index after it. */
 function readPlainString(buf: Buffer, at: number, end: number): { text: string; next: number } | undefined {
-  if (buf[at] !== QUOTE) return undefined;
+  if (at >= end || buf[at] !== QUOTE) return undefined;
   const close = plainStringEnd(buf, at + 1, end);
   if (close < 0) return undefined;
   return { text: buf.toString('utf8', at + 1, close), next: close + 1 };

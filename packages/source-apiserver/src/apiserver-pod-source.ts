@@ -164,7 +164,7 @@ export class ApiserverPodSource implements PodSource, StatusReporter {
       counters: {
         relists: this.#relists + (pods?.relists ?? 0),
         watch_restarts: this.#watchRestarts + (pods?.watchRestarts ?? 0),
-        errors: this.#errors + (run === undefined ? 0 : run.podLw.errors + run.nodeLw.errors),
+        errors: this.#errors + (run === undefined ? 0 : run.podLw.errors + run.nodeLw.errors + (pods?.undecodableEvents ?? 0)),
       },
       details: {
         nodeName: this.#o.nodeName,
@@ -186,7 +186,7 @@ export class ApiserverPodSource implements PodSource, StatusReporter {
       const pods = previous.pods.status();
       this.#relists += pods.relists;
       this.#watchRestarts += pods.watchRestarts;
-      this.#errors += previous.podLw.errors + previous.nodeLw.errors;
+      this.#errors += previous.podLw.errors + previous.nodeLw.errors + pods.undecodableEvents;
     }
     const { client, nodeName, logger, clock } = this.#o;
     const common = {

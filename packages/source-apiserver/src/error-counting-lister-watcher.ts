@@ -1,10 +1,14 @@
 import type { ListerWatcher, ListOptions, ListResult, WatchEvent, WatchOptions } from '@podconfig/cache';
+import { PodConfigError } from '@podconfig/core';
+
+const isDecodeError = (reason: unknown): boolean => PodConfigError.is(reason) && reason.code === 'PODCONFIG_WATCH_DECODE';
 
 /**
  * A {@link ListerWatcher} decorator that counts failed requests for the `errors` counter of
  * `/sources`: rejected lists and watch opens, watch streams that throw or that the reflector cut
- * while waiting for an event (a stall), and watch ERROR events.
- * Nothing is counted once `stopped` has aborted (shutdown is not an error).
+ * while waiting for an event (a stall), and watch ERROR events. A stream the reflector cut because an
+ * object did not decode when applied is not counted here: the reflector counts those
+ * (`undecodableEvents`). Nothing is counted once `stopped` has aborted (shutdown is not an error).
  */
 export class ErrorCountingListerWatcher<T> implements ListerWatcher<T> {
   readonly #inner: ListerWatcher<T>;
@@ -47,7 +51,7 @@ export class ErrorCountingListerWatcher<T> implements ListerWatcher<T> {
       // then() rather than async/await: one promise fewer per watch event.
       next: () => inner.next().then(
         (result) => {
-          if (result.done === true ? signal.aborted : result.value.type === 'ERROR') this.#count();
+          if (result.done === true ? signal.aborted && !isDecodeError(signal.reason) : result.value.type === 'ERROR') this.#count();
           return result;
         },
         (err: unknown) => {
