@@ -325,8 +325,7 @@ export class Reflector<T extends KubeObject> {
     }
     stream.initial = true;
     stream.watchdog.arm(this.#stallTimeoutMs);
-    // Latest change per key; decoded at the end bookmark (a replaced initial event is never decoded).
-    const initial = new Map<string, ChangeEvent<T>>();
+    const initial = new Map<string, T>();
     for (;;) {
       const next = await this.#next(stream);
       if (next instanceof Error || next.done === true) {
@@ -355,12 +354,7 @@ export class Reflector<T extends KubeObject> {
           return this.#abandonWatchList('the server sent a bookmark without k8s.io/initial-events-end: it ignores sendInitialEvents');
         }
         const resourceVersion = event.object.metadata.resourceVersion ?? '';
-        const items: T[] = [];
-        const undecodable = this.#decodeInto(initial.values(), items);
-        if (undecodable !== undefined) {
-          await this.#close(stream);
-          return this.#watchListFailed(undecodable, rv);
-        }
+        const items = [...initial.values()];
         this.#sink.replace(items, resourceVersion);
         this.#markSynced(resourceVersion, items.length, 'watch-list');
         stream.initial = false;
@@ -369,20 +363,29 @@ export class Reflector<T extends KubeObject> {
         return { phase: 'Streaming', stream };
       }
       const key = event instanceof DeferredChangeEvent ? headKey(event.head) : metaNamespaceKey(event.object);
-      if (event.type === 'DELETED') initial.delete(key);
-      else initial.set(key, event);
+      if (event.type === 'DELETED') {
+        initial.delete(key);
+        continue;
+      }
+      // Decoded as it arrives, not at the end bookmark: a deferred event holds its network chunk until then
+      // (50,000 pods: hundreds of MB), and initial events are rarely replaced.
+      const object = this.#decode(event);
+      if (object instanceof Error) {
+        await this.#close(stream);
+        return this.#watchListFailed(object, rv);
+      }
+      initial.set(key, object);
     }
   }
 
-  /** Decodes `events`' objects into `items`; returns the decode error that stopped it. */
-  #decodeInto(events: Iterable<ChangeEvent<T>>, items: T[]): Error | undefined {
+  /** The event's object, or the error decoding it (counted). */
+  #decode(event: ChangeEvent<T>): T | Error {
     try {
-      for (const event of events) items.push(event.object);
+      return event.object;
     } catch (err: unknown) {
       this.#undecodable++;
       return asError(err);
     }
-    return undefined;
   }
 
   #watchListFailed(err: unknown, rv: string): ReflectorState<T> {
@@ -491,8 +494,8 @@ export class Reflector<T extends KubeObject> {
       const head = event instanceof DeferredChangeEvent ? event.head : undefined;
       if (stream.events++ === 0) {
         // Healthy means a stream that delivers: its first object is decoded now, not when applied.
-        const undecodable = head === undefined ? undefined : this.#decodeInto([event as ChangeEvent<T>], []);
-        if (undecodable !== undefined) {
+        const undecodable = head === undefined ? undefined : this.#decode(event as ChangeEvent<T>);
+        if (undecodable instanceof Error) {
           this.#pending.clear();
           await this.#close(stream);
           return this.#watchFailed(undecodable, false);
