@@ -175,7 +175,7 @@ export class Reflector<T extends KubeObject> {
   #resume = false;
   #failedWatchAttempts = 0;
   #open: OpenStream<T> | undefined;
-  /** Watch changes not applied yet (one per key), applied by {@link #applyPending} on the next macrotask or sooner. */
+  /** Watch changes not applied yet (one per key), applied by `#applyPendingNow` on the next macrotask or sooner. */
   readonly #pending = new PendingChanges<T>();
   #applyScheduled = false;
   /** An object of a pending change that did not decode when applied on a macrotask: ends the stream, relists. */
