@@ -505,6 +505,12 @@ describe(ErrorCountingListerWatcher.name, () => {
       cut.abort();
       expect(await pending).toEqual({ done: true, value: undefined });
       expect(cutLw.errors).toBe(1);
+      // Cut because an object did not decode when applied: the reflector counts that one (undecodableEvents).
+      const undecodable = new AbortController();
+      const pendingDecode = (await cutLw.watch(opts, undecodable.signal))[Symbol.asyncIterator]().next();
+      undecodable.abort(new PodConfigError('PODCONFIG_WATCH_DECODE', 'watch GET /api/v1/pods: line 3 is not valid JSON'));
+      expect(await pendingDecode).toEqual({ done: true, value: undefined });
+      expect(cutLw.errors).toBe(1);
       stop.abort();
       mode = 'fail';
       await expect(lw.list({}, signal)).rejects.toThrow('down');
