@@ -464,9 +464,7 @@ export class Reflector<T extends KubeObject> {
       const undecodable = this.#pendingError ?? (next instanceof Error || next.done === true ? this.#applyPendingNow() : undefined);
       if (undecodable !== undefined) {
         this.#pendingError = undefined;
-        await this.#close(stream);
-        if (signal.aborted) return { phase: 'Watching' };
-        return this.#watchFailed(undecodable, false);
+        return this.#undecodableFailed(stream, undecodable);
       }
       if (next instanceof Error) {
         await this.#close(stream);
@@ -495,11 +493,7 @@ export class Reflector<T extends KubeObject> {
       if (stream.events++ === 0) {
         // Healthy means a stream that delivers: its first object is decoded now, not when applied.
         const undecodable = head === undefined ? undefined : this.#decode(event as ChangeEvent<T>);
-        if (undecodable instanceof Error) {
-          this.#pending.clear();
-          await this.#close(stream);
-          return this.#watchFailed(undecodable, false);
-        }
+        if (undecodable instanceof Error) return this.#undecodableFailed(stream, undecodable);
         this.#healthy();
       }
       const rv = head === undefined ? event.object.metadata?.resourceVersion : head.resourceVersion;
@@ -508,10 +502,7 @@ export class Reflector<T extends KubeObject> {
         if (!this.#pending.add(key, event)) {
           // A DELETED is pending for this key and the object is back (a new UID): apply the delete first.
           const undecodable = this.#applyPendingNow();
-          if (undecodable !== undefined) {
-            await this.#close(stream);
-            return this.#watchFailed(undecodable, false);
-          }
+          if (undecodable !== undefined) return this.#undecodableFailed(stream, undecodable);
           this.#pending.add(key, event);
         }
         this.#scheduleApply();
@@ -522,10 +513,7 @@ export class Reflector<T extends KubeObject> {
       if (rv !== undefined && rv !== '') this.#lastSyncRV = rv;
       if (performance.now() - this.#sliceStart >= SLICE_MS) {
         const undecodable = this.#applyPendingNow();
-        if (undecodable !== undefined) {
-          await this.#close(stream);
-          return this.#watchFailed(undecodable, false);
-        }
+        if (undecodable !== undefined) return this.#undecodableFailed(stream, undecodable);
         await this.#letConsumersRun();
       }
     }
@@ -562,17 +550,18 @@ export class Reflector<T extends KubeObject> {
     let undecodable: Error | undefined;
     this.#pending.drain((event) => {
       if (undecodable !== undefined) return;
-      let decoded: ChangeEvent<T>;
-      try {
-        decoded = { type: event.type, object: event.object };
-      } catch (err: unknown) {
-        this.#undecodable++;
-        undecodable = asError(err);
-        return;
-      }
-      this.#sink.apply(decoded);
+      // Decoded here, so that only a decode error is caught: the sink sees the (memoised) object.
+      const object = this.#decode(event);
+      if (object instanceof Error) undecodable = object;
+      else this.#sink.apply(event);
     });
     return undecodable;
+  }
+
+  /** A watch object did not decode: the stream ends (its pending changes with it) and the reflector relists. */
+  async #undecodableFailed(stream: OpenStream<T>, err: Error): Promise<ReflectorState<T>> {
+    await this.#close(stream);
+    return this.#watchFailed(err, false);
   }
 
   /** A failed watch open or stream: re-watch (D11) or relist. `attemptFailed`: counts towards the relist after 5. */

@@ -34,7 +34,6 @@ const CHANGE_TYPES: ReadonlySet<string> = new Set(['ADDED', 'MODIFIED', 'DELETED
  */
 export function scanWatchHead(buf: Buffer, start: number, end: number): WatchHead | undefined {
   if (!startsWith(buf, start, end, ENVELOPE) || buf[end - 1] !== CLOSE_BRACE) return undefined;
-  if (buf.subarray(start, end).includes(NEXT_EVENT)) return undefined;
   const typeEnd = plainStringEnd(buf, start + ENVELOPE.length, end);
   if (typeEnd < 0) return undefined;
   const type = buf.toString('latin1', start + ENVELOPE.length, typeEnd);
@@ -69,6 +68,8 @@ export function scanWatchHead(buf: Buffer, start: number, end: number): WatchHea
     else if (key.name === 'namespace') namespace = value.text;
     else if (key.name === 'resourceVersion') resourceVersion = value.text;
     if (name !== undefined && namespace !== undefined && resourceVersion !== undefined) {
+      // Searched last: only lines with a head pay for it.
+      if (buf.subarray(start, end).includes(NEXT_EVENT)) return undefined;
       return { type: type as WatchHead['type'], kind, namespace, name, resourceVersion };
     }
     at = value.next;
