@@ -3,11 +3,12 @@ import { makePod } from '@podconfig/testing';
 import { describe, expect, it } from 'vitest';
 import { ListWatch } from './list-watch.js';
 import { stripManagedFields } from './strip-managed-fields.js';
-import type { ResourceClient } from './resource-client.js';
+import type { ResourceClient, WatchJSONOptions } from './resource-client.js';
 
 /** A ResourceClient that records the queries and answers from memory. */
 class RecordingClient implements ResourceClient {
   readonly calls: { method: 'get' | 'watch'; path: string; query: Record<string, string> }[] = [];
+  readonly watchOptions: (WatchJSONOptions | undefined)[] = [];
   constructor(
     private readonly body: unknown,
     private readonly events: unknown[] = [],
@@ -18,8 +19,9 @@ class RecordingClient implements ResourceClient {
     return this.body;
   }
 
-  async watchJSON(path: string, query: URLSearchParams): Promise<AsyncIterable<unknown>> {
+  async watchJSON(path: string, query: URLSearchParams, _signal: AbortSignal, options?: WatchJSONOptions): Promise<AsyncIterable<unknown>> {
     this.calls.push({ method: 'watch', path, query: Object.fromEntries(query) });
+    this.watchOptions.push(options);
     const events = this.events;
     return (async function* () {
       yield* events;
@@ -111,6 +113,26 @@ describe(ListWatch.name, () => {
   });
 
   describe('watch()', () => {
+    it('asks for scanned heads, dropManagedFields as configured, and one spec memo that each list empties', async () => {
+      const client = new RecordingClient(podList([]));
+      const lw = new ListWatch<Pod>({ client, path: '/api/v1/pods', kind: 'Pod', dropManagedFields: true });
+      const watch = { resourceVersion: '5', allowWatchBookmarks: true, timeoutSeconds: 1 };
+      await lw.watch(watch, signal);
+      const memo = client.watchOptions[0]?.specMemo;
+      expect(client.watchOptions[0]).toEqual({ scanHeads: true, dropManagedFields: true, specMemo: expect.any(Map) });
+      memo?.set('ns/a', { digest: 'd', length: 2, spec: {} });
+      await lw.watch(watch, signal);
+      expect(client.watchOptions[1]?.specMemo).toBe(memo);
+      expect(memo?.size).toBe(1);
+      await lw.list({}, signal);
+      expect(memo?.size).toBe(0);
+      memo?.set('ns/a', { digest: 'd', length: 2, spec: {} });
+      await lw.watch({ ...watch, sendInitialEvents: true }, signal);
+      expect(memo?.size).toBe(0);
+      await new ListWatch<Pod>({ client, path: '/api/v1/pods', kind: 'Pod' }).watch(watch, signal);
+      expect(client.watchOptions[3]?.dropManagedFields).toBe(false);
+    });
+
     it('sends watch=true and the watch parameters, and yields the events', async () => {
       const added = { type: 'ADDED', object: makePod('a') };
       const error = { type: 'ERROR', object: { kind: 'Status', code: 410 } };

@@ -23,6 +23,12 @@ export interface ListWatchOptions<T = unknown> {
    * stream, which the Reflector treats like an undecodable object: back off and relist.
    */
   readonly transform?: (object: T) => T;
+  /**
+   * Watch events in the API server's layout are decoded without `metadata.managedFields`: their bytes are
+   * cut before parsing, which is cheaper than `stripManagedFields` after it (keep that as the `transform`
+   * for lists and other layouts). Default false.
+   */
+  readonly dropManagedFields?: boolean;
 }
 
 const EVENT_TYPES: ReadonlySet<string> = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
@@ -49,12 +55,19 @@ function transformed<T>(transform: (object: T) => T, object: T, what: string): T
  */
 export class ListWatch<T> implements ListerWatcher<T> {
   readonly #o: ListWatchOptions<T>;
+  /**
+   * The `spec`s watch events decoded, by `namespace/name`: a change that leaves an object's `spec` as it
+   * was (a status change, most of a watch) reuses the decoded one instead of parsing it again. Emptied
+   * when a list starts, so it holds at most the objects seen since the last list.
+   */
+  readonly #specMemo = new Map<string, { readonly digest: string; readonly length: number; readonly spec: unknown }>();
 
   constructor(options: ListWatchOptions<T>) {
     this.#o = options;
   }
 
   async list(options: ListOptions, signal: AbortSignal): Promise<ListResult<T>> {
+    this.#specMemo.clear();
     const query = this.#selectors();
     if (options.resourceVersion !== undefined && options.resourceVersion !== '') {
       query.set('resourceVersion', options.resourceVersion);
@@ -93,7 +106,11 @@ export class ListWatch<T> implements ListerWatcher<T> {
     if (options.allowWatchBookmarks) query.set('allowWatchBookmarks', 'true');
     if (options.sendInitialEvents !== undefined) query.set('sendInitialEvents', String(options.sendInitialEvents));
     query.set('timeoutSeconds', String(options.timeoutSeconds));
-    const raw = await this.#o.client.watchJSON(this.#o.path, query, signal, { scanHeads: true });
+    // A streaming list is a list: it starts the memo afresh.
+    if (options.sendInitialEvents === true) this.#specMemo.clear();
+    const raw = await this.#o.client.watchJSON(this.#o.path, query, signal, {
+      scanHeads: true, dropManagedFields: this.#o.dropManagedFields === true, specMemo: this.#specMemo,
+    });
     return decodeEvents<T>(raw, this.#o.transform);
   }
 

@@ -10,8 +10,18 @@ export interface ResourceClient {
    * back-pressure. Ends when the server closes the stream; throws `PODCONFIG_WATCH_DECODE` on a bad line.
    * With `scanHeads`, a change event may instead come as a {@link ScannedEvent}, decoded on demand; a
    * client that ignores the option (a test double) yields decoded events only, which is as correct.
+   * `dropManagedFields` and `specMemo` say how those decode (kube-client's `WatchDecodeOptions`).
    */
-  watchJSON(path: string, query: URLSearchParams, signal: AbortSignal, options?: { readonly scanHeads?: boolean }): Promise<AsyncIterable<unknown>>;
+  watchJSON(path: string, query: URLSearchParams, signal: AbortSignal, options?: WatchJSONOptions): Promise<AsyncIterable<unknown>>;
+}
+
+/** What {@link ListWatch} asks of a watch (kube-client's `WatchJSONOptions`). */
+export interface WatchJSONOptions {
+  readonly scanHeads?: boolean;
+  /** Scanned events decode without `metadata.managedFields` (their bytes are not parsed). */
+  readonly dropManagedFields?: boolean;
+  /** `spec`s decoded so far by `namespace/name`, with the length and digest of their bytes: an unchanged `spec` is not parsed again. */
+  readonly specMemo?: Map<string, { readonly digest: string; readonly length: number; readonly spec: unknown }>;
 }
 
 /** What a change event says about its object before it is decoded (kube-client's `WatchHead`). */

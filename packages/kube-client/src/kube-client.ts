@@ -7,10 +7,11 @@ import { ConnectionPool } from './connection-pool.js';
 import { statusErrorFromResponse } from './status-error-from-response.js';
 import { TokenBucket } from './token-bucket.js';
 import { transportError } from './transport-error.js';
+import type { WatchDecodeOptions } from './watch-decode-options.js';
 import { WatchStream } from './watch-stream.js';
 
 /** Options of {@link KubeClient.watchJSON}. */
-export interface WatchJSONOptions {
+export interface WatchJSONOptions extends WatchDecodeOptions {
   /** Yield `ScannedWatchEvent`s for change events in the API server's layout (default false). */
   readonly scanHeads?: boolean;
 }
@@ -96,7 +97,7 @@ export class KubeClient {
    * `PODCONFIG_SOURCE_UNAVAILABLE` when the connection breaks. Iterate it or abort `signal`:
    * either releases the connection. Watch opens are not retried: the reflector decides.
    * With `scanHeads`, change events whose head can be read without decoding come as
-   * `ScannedWatchEvent`s (decoded on demand).
+   * `ScannedWatchEvent`s (decoded on demand, as `dropManagedFields` and `specMemo` say).
    */
   async watchJSON(path: string, query: URLSearchParams, signal: AbortSignal, options: WatchJSONOptions = {}): Promise<AsyncIterable<unknown>> {
     const q = new URLSearchParams(query);
@@ -114,6 +115,10 @@ export class KubeClient {
       describe,
       signal,
       scanHeads: options.scanHeads === true,
+      decode: {
+        dropManagedFields: options.dropManagedFields === true,
+        ...(options.specMemo === undefined ? {} : { specMemo: options.specMemo }),
+      },
     });
   }
 

@@ -1,5 +1,13 @@
+import { hash } from 'node:crypto';
 import { PodConfigError } from '@podconfig/core';
+import { readObjectLayout, type ByteRange } from './object-layout.js';
+import type { DecodedSpec, WatchDecodeOptions } from './watch-decode-options.js';
 import type { WatchHead } from './watch-head.js';
+
+/** `{"type":"` and `","object":` around the type in the head's layout: the object's `{` follows them. */
+const OBJECT_OFFSET = '{"type":"'.length + '","object":'.length;
+
+const NO_OPTIONS: WatchDecodeOptions = {};
 
 /**
  * A change event of a watch stream read only as far as its {@link WatchHead}: `decodeObject()` parses
@@ -14,15 +22,17 @@ export class ScannedWatchEvent {
   #bytes: Buffer | undefined;
   readonly #line: number;
   readonly #describe: string;
+  #options: WatchDecodeOptions;
   #object: Record<string, unknown> | undefined;
   #error: PodConfigError | undefined;
 
-  constructor(head: WatchHead, bytes: Buffer, line: number, describe: string) {
+  constructor(head: WatchHead, bytes: Buffer, line: number, describe: string, options: WatchDecodeOptions = NO_OPTIONS) {
     this.type = head.type;
     this.head = head;
     this.#bytes = bytes;
     this.#line = line;
     this.#describe = describe;
+    this.#options = options;
   }
 
   /**
@@ -34,15 +44,21 @@ export class ScannedWatchEvent {
     if (this.#error !== undefined) throw this.#error;
     const bytes = this.#bytes ?? Buffer.alloc(0);
     this.#bytes = undefined;
+    const head = this.head;
+    const { dropManagedFields = false, specMemo } = this.#options;
+    const trimmed = dropManagedFields || specMemo !== undefined ? this.#trimmed(bytes) : undefined;
     let event: unknown;
     try {
-      event = JSON.parse(bytes.toString('utf8'));
+      event = JSON.parse(trimmed?.text ?? bytes.toString('utf8'));
     } catch {
-      throw this.#bad(`is not valid JSON (${bytes.length} bytes)`);
+      // Cut bytes cannot make a good line bad; whatever is wrong, the whole line says it.
+      if (trimmed === undefined) throw this.#bad(`is not valid JSON (${bytes.length} bytes)`);
+      this.#options = NO_OPTIONS;
+      this.#bytes = bytes;
+      return this.decodeObject();
     }
     const object = isRecord(event) ? event.object : undefined;
     const metadata = isRecord(object) ? object.metadata : undefined;
-    const head = this.head;
     if (
       !isRecord(event) ||
       event.type !== head.type ||
@@ -55,13 +71,84 @@ export class ScannedWatchEvent {
     ) {
       throw this.#bad('decodes to something other than its head (duplicate keys?)');
     }
+    if (trimmed?.reused !== undefined) object.spec = trimmed.reused.spec;
+    if (specMemo !== undefined && trimmed?.key !== undefined) {
+      if (head.type === 'DELETED') specMemo.delete(trimmed.key);
+      else if (trimmed.reused === undefined && trimmed.spec !== undefined) specMemo.set(trimmed.key, { ...trimmed.spec, spec: object.spec });
+    }
     this.#object = object;
     return object;
+  }
+
+  /**
+   * The line as text without the bytes it need not parse: `metadata.managedFields` (dropped), and a
+   * `spec` whose bytes have the digest of the remembered one (`null` in the text; `reused` is put in its
+   * place after parsing). Undefined when the object's layout cannot be read: the whole line is parsed.
+   */
+  #trimmed(bytes: Buffer): { text: string; key?: string; spec?: DecodedSpec; reused?: DecodedSpec } | undefined {
+    const head = this.head;
+    const { dropManagedFields = false, specMemo } = this.#options;
+    const key = specMemo === undefined ? undefined : `${head.namespace}/${head.name}`;
+    const remembered = key === undefined ? undefined : specMemo?.get(key);
+    const objectAt = OBJECT_OFFSET + head.type.length;
+    const objectEnd = bytes.length - 1;
+    let layout = readObjectLayout(bytes, objectAt, objectEnd, remembered?.length);
+    if (layout === undefined) return undefined;
+    let digest = key === undefined || layout.spec === undefined ? undefined : specDigest(bytes, layout.spec);
+    const reused = digest !== undefined && digest === remembered?.digest ? remembered : undefined;
+    if (reused === undefined && layout.specAssumed === true) {
+      // The spec changed (or its length only matched): find where it really ends.
+      layout = readObjectLayout(bytes, objectAt, objectEnd);
+      if (layout === undefined) return undefined;
+      digest = layout.spec === undefined ? undefined : specDigest(bytes, layout.spec);
+    }
+    const cuts: Cut[] = [];
+    if (dropManagedFields && layout.managedFields !== undefined) cuts.push({ ...layout.managedFields, text: EMPTY });
+    if (reused !== undefined && layout.spec !== undefined) cuts.push({ ...layout.spec, text: NULL });
+    // managedFields (in metadata) comes before spec: the cuts are in order.
+    const text = cutText(bytes, cuts);
+    const spec = digest === undefined || layout.spec === undefined
+      ? undefined
+      : { digest, length: layout.spec.end - layout.spec.start, spec: undefined };
+    return { text, ...(key === undefined ? {} : { key }), ...(spec === undefined ? {} : { spec }), ...(reused === undefined ? {} : { reused }) };
   }
 
   #bad(problem: string): PodConfigError {
     return (this.#error = new PodConfigError('PODCONFIG_WATCH_DECODE', `watch ${this.#describe}: line ${this.#line} ${problem}`));
   }
+}
+
+/** The SHA-256 of a `spec`'s bytes: equal digests stand for equal bytes. */
+function specDigest(bytes: Buffer, range: ByteRange): string {
+  return hash('sha256', bytes.subarray(range.start, range.end), 'base64');
+}
+
+/** Bytes [start, end) of a line, to be replaced by `text`. */
+interface Cut {
+  readonly start: number;
+  readonly end: number;
+  readonly text: Buffer;
+}
+
+const EMPTY = Buffer.alloc(0);
+const NULL = Buffer.from('null');
+
+/** Where {@link cutText} assembles a line (one copy, instead of a string per piece); a longer line gets its own. */
+const SCRATCH = Buffer.allocUnsafe(64 * 1024);
+
+/** `bytes` with `cuts` (in order, not overlapping) replaced, as text. */
+function cutText(bytes: Buffer, cuts: readonly Cut[]): string {
+  const size = bytes.length + NULL.length * cuts.length;
+  const scratch = size <= SCRATCH.length ? SCRATCH : Buffer.allocUnsafe(size);
+  let length = 0;
+  let at = 0;
+  for (const cut of cuts) {
+    length += bytes.copy(scratch, length, at, cut.start);
+    length += cut.text.copy(scratch, length);
+    at = cut.end;
+  }
+  length += bytes.copy(scratch, length, at, bytes.length);
+  return scratch.toString('utf8', 0, length);
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;

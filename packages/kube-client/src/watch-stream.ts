@@ -1,5 +1,6 @@
 import { PodConfigError } from '@podconfig/core';
 import { ScannedWatchEvent } from './scanned-watch-event.js';
+import type { WatchDecodeOptions } from './watch-decode-options.js';
 import { scanWatchHead } from './watch-head.js';
 
 const NEWLINE = 0x0a;
@@ -22,6 +23,8 @@ export interface WatchStreamOptions {
    * only when its object is asked for. Default false: every line is decoded as it is read.
    */
   readonly scanHeads?: boolean;
+  /** How a {@link ScannedWatchEvent} decodes its object. */
+  readonly decode?: WatchDecodeOptions;
 }
 
 /**
@@ -132,7 +135,7 @@ export class WatchStream implements AsyncIterableIterator<unknown> {
     this.#line++;
     if (this.#o.scanHeads === true) {
       const head = scanWatchHead(buf, start, end);
-      if (head !== undefined) return new ScannedWatchEvent(head, buf.subarray(start, end), this.#line, this.#o.describe);
+      if (head !== undefined) return new ScannedWatchEvent(head, buf.subarray(start, end), this.#line, this.#o.describe, this.#o.decode);
     }
     const text = buf.toString('utf8', start, end);
     let event: unknown;

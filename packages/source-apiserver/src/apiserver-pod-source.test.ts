@@ -298,6 +298,25 @@ describe(ApiserverPodSource.name, () => {
       expect(fake.getPod('default', 'p1')?.metadata?.managedFields).toEqual(MANAGED_FIELDS);
     });
 
+    it.each([true, false])('hands on the same spec object after a status change, and a new one after a spec change (watchList %s)', async (watchList) => {
+      const fake = await fakeServer();
+      fake.createPod(withManagedFields(makePod('p1', { nodeName: NODE })));
+      const run = start(kubeClient(fake), { watchList });
+      await run.next();
+      fake.updatePodStatus('default', 'p1', { phase: 'Running' });
+      const before = (await run.next()).pods.get('default/p1')!;
+      fake.updatePodStatus('default', 'p1', { phase: 'Failed' });
+      const statusChanged = (await run.next()).pods.get('default/p1')!;
+      expect(statusChanged.status?.phase).toBe('Failed');
+      expect(statusChanged.spec).toBe(before.spec);
+      const p1 = fake.getPod('default', 'p1')!;
+      fake.updatePod({ ...p1, spec: { ...p1.spec!, activeDeadlineSeconds: 30 } });
+      const specChanged = (await run.next()).pods.get('default/p1')!;
+      expect(specChanged.spec).not.toBe(before.spec);
+      expect(specChanged.spec?.activeDeadlineSeconds).toBe(30);
+      expect(specChanged.metadata).not.toHaveProperty('managedFields');
+    });
+
     it('keeps metadata.managedFields with keepManagedFields: true', async () => {
       const fake = await fakeServer();
       fake.createPod(withManagedFields(makePod('p1', { nodeName: NODE })));

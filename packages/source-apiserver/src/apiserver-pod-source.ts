@@ -196,7 +196,7 @@ export class ApiserverPodSource implements PodSource, StatusReporter {
       ...this.#o.reflector,
     };
     const keep = this.#o.keepManagedFields === true;
-    const strip = keep ? {} : { transform: stripManagedFields };
+    const strip = keep ? {} : { transform: stripManagedFields, dropManagedFields: true };
     const intake = new PodIntake({ keepManagedFields: keep });
     const nodeSink = new NodeSyncSink();
     const nodeLw = new ErrorCountingListerWatcher<KubeObject>(
@@ -210,7 +210,7 @@ export class ApiserverPodSource implements PodSource, StatusReporter {
       },
     });
     const podLw = new ErrorCountingListerWatcher<Pod>(
-      new ListWatch<Pod>({ client, path: PODS_PATH, fieldSelector: `spec.nodeName=${escapeFieldValue(nodeName)}`, kind: 'Pod', transform: intake.transform }),
+      new ListWatch<Pod>({ client, path: PODS_PATH, fieldSelector: `spec.nodeName=${escapeFieldValue(nodeName)}`, kind: 'Pod', transform: intake.transform, dropManagedFields: !keep }),
       stopped,
     );
     const run: Run = {

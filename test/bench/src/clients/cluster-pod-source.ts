@@ -30,7 +30,7 @@ export class ClusterPodSource implements PodSource {
       },
     });
     const reflector = new Reflector<Pod>({
-      listerWatcher: new ListWatch<Pod>({ client: this.#o.client, path: '/api/v1/pods', kind: 'Pod', transform: intake.transform }),
+      listerWatcher: new ListWatch<Pod>({ client: this.#o.client, path: '/api/v1/pods', kind: 'Pod', transform: intake.transform, dropManagedFields: this.#o.keepManagedFields !== true }),
       sink: store, logger: this.#o.logger, clock: this.#o.clock, expectedKind: 'Pod', name: 'pods',
     });
     const done = reflector.run(stop.signal).catch((err: unknown) => stop.abort(err));

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { readObjectLayout } from './object-layout.js';
+
+const bytesOf = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
+const slice = (buf: Buffer, range: { start: number; end: number } | undefined): string =>
+  range === undefined ? '' : buf.toString('utf8', range.start, range.end);
+const cut = (buf: Buffer, range: { start: number; end: number }): string =>
+  buf.toString('utf8', 0, range.start) + buf.toString('utf8', range.end);
+
+// Strings that a byte walk must not take for structure: quotes, backslashes, braces, brackets, commas, UTF-8.
+const TRICKY = 'a "quoted" \\ back\\slash {not} [an] "spec":{x}, ü 🚀 \\"';
+
+describe(readObjectLayout.name, () => {
+  it('finds metadata.managedFields (with its comma) and the spec, and stops there', () => {
+    const object = {
+      kind: 'Pod',
+      apiVersion: 'v1',
+      metadata: { name: 'web', annotations: { note: TRICKY }, managedFields: [{ manager: TRICKY, fieldsV1: { 'f:spec': { 'f:x': {} } } }] },
+      spec: { containers: [{ name: 'c', args: [TRICKY, '}', ']'] }], nested: { deeper: [[{}], []] } },
+      status: { phase: 'Running' },
+    };
+    const buf = bytesOf(object);
+    const layout = readObjectLayout(buf, 0, buf.length);
+    expect(layout?.specAssumed).toBeUndefined();
+    expect(JSON.parse(slice(buf, layout?.spec))).toEqual(object.spec);
+    expect(JSON.parse(cut(buf, layout!.managedFields!))).toEqual({ ...object, metadata: { name: 'web', annotations: { note: TRICKY } } });
+  });
+
+  it('cuts a first or only managedFields member so that the rest still parses', () => {
+    for (const metadata of [{ managedFields: [{ manager: 'm' }], name: 'web' }, { managedFields: [] }]) {
+      const buf = bytesOf({ metadata, spec: {} });
+      const layout = readObjectLayout(buf, 0, buf.length);
+      const { managedFields: _dropped, ...rest } = metadata;
+      expect(JSON.parse(cut(buf, layout!.managedFields!))).toEqual({ metadata: rest, spec: {} });
+    }
+  });
+
+  it('reads an object without managedFields or spec, and an empty one', () => {
+    const buf = bytesOf({ kind: 'ConfigMap', metadata: { name: 'x' }, data: { a: '1' }, count: 3, ok: true, none: null });
+    expect(readObjectLayout(buf, 0, buf.length)).toEqual({});
+    expect(readObjectLayout(Buffer.from('{}'), 0, 2)).toEqual({});
+  });
+
+  it('finds the object inside a watch line by its range', () => {
+    const object = { metadata: { name: 'web' }, spec: { a: 1 } };
+    const buf = bytesOf({ type: 'MODIFIED', object });
+    const at = buf.indexOf('"object":') + '"object":'.length;
+    expect(JSON.parse(slice(buf, readObjectLayout(buf, at, buf.length - 1)?.spec))).toEqual({ a: 1 });
+  });
+
+  it('takes a spec length that fits as an assumption, and scans when it does not fit', () => {
+    const buf = bytesOf({ metadata: { name: 'web' }, spec: { a: 1 }, status: {} });
+    const real = readObjectLayout(buf, 0, buf.length)!.spec!;
+    const length = real.end - real.start;
+    expect(readObjectLayout(buf, 0, buf.length, length)).toEqual({ spec: real, specAssumed: true });
+    // One byte off: the assumed end is not a value's end, so the spec is scanned.
+    expect(readObjectLayout(buf, 0, buf.length, length - 1)).toEqual({ spec: real });
+    expect(readObjectLayout(buf, 0, buf.length, 10_000)).toEqual({ spec: real });
+  });
+
+  it('gives up on bytes that are not compact JSON members (the caller parses the whole line)', () => {
+    for (const text of ['{ "spec": {} }', '{"spec":{"a":1}', '{"metadata":{"name":"x"},"spec":{"a":"unterminated}}', '{"a" :1}', '[1]', '{"a":1,}']) {
+      const buf = Buffer.from(text);
+      expect(readObjectLayout(buf, 0, buf.length), text).toBeUndefined();
+    }
+  });
+});

@@ -1,0 +1,159 @@
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const COMMA = 0x2c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+const METADATA = Buffer.from('metadata');
+const SPEC = Buffer.from('spec');
+const MANAGED_FIELDS = Buffer.from('managedFields');
+
+/** A byte range [start, end) of a line. */
+export interface ByteRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Where two parts of an object's compact JSON are in its line. */
+export interface ObjectLayout {
+  /** `metadata.managedFields` with the comma that joins it to its neighbour: cut it and the rest still parses. */
+  readonly managedFields?: ByteRange;
+  /** The value of the top-level `spec` (an object). */
+  readonly spec?: ByteRange;
+  /**
+   * The `spec` range was not scanned but taken from the `specLength` given: right only if its bytes are
+   * those of a complete value seen before (the caller compares their digest), else read the layout again
+   * without it.
+   */
+  readonly specAssumed?: boolean;
+}
+
+/**
+ * Finds `metadata.managedFields` and `spec` in the compact JSON object that starts at `at` (its `{`) and
+ * ends before `end`, by walking its members and skipping their values byte by byte (strings with their
+ * escapes, nested objects and arrays by depth), never decoding them; it stops at `spec`. With
+ * `specLength` (the length of this object's `spec` last time) and bytes that fit it, `spec` is assumed
+ * rather than scanned. Returns `undefined` when the bytes are not laid out as compact JSON members
+ * (whitespace, a truncated value): the caller then parses the whole line, which says what is wrong with it.
+ */
+export function readObjectLayout(buf: Buffer, at: number, end: number, specLength?: number): ObjectLayout | undefined {
+  if (buf[at] !== OPEN_BRACE || buf[end - 1] !== CLOSE_BRACE) return undefined;
+  const last = end - 1;
+  let managedFields: ByteRange | undefined;
+  const withManagedFields = (): { managedFields?: ByteRange } => (managedFields === undefined ? {} : { managedFields });
+  let i = at + 1;
+  if (i === last) return {};
+  for (;;) {
+    const keyEnd = keyEndAt(buf, i, last);
+    if (keyEnd < 0) return undefined;
+    const valueStart = keyEnd + 2;
+    if (sameBytes(buf, i + 1, keyEnd, SPEC) && buf[valueStart] === OPEN_BRACE) {
+      if (specLength !== undefined) {
+        const assumedEnd = valueStart + specLength;
+        if (assumedEnd <= last && buf[assumedEnd - 1] === CLOSE_BRACE && (assumedEnd === last || buf[assumedEnd] === COMMA)) {
+          return { ...withManagedFields(), spec: { start: valueStart, end: assumedEnd }, specAssumed: true };
+        }
+      }
+      const valueEnd = valueEndAt(buf, valueStart, last);
+      if (valueEnd < 0 || (valueEnd !== last && buf[valueEnd] !== COMMA)) return undefined;
+      return { ...withManagedFields(), spec: { start: valueStart, end: valueEnd } }; // status, after it, is not needed
+    }
+    let valueEnd: number;
+    if (sameBytes(buf, i + 1, keyEnd, METADATA) && buf[valueStart] === OPEN_BRACE) {
+      const metadata = readMetadata(buf, valueStart, last);
+      if (metadata === undefined) return undefined;
+      managedFields = metadata.managedFields;
+      valueEnd = metadata.end;
+    } else {
+      valueEnd = valueEndAt(buf, valueStart, last);
+    }
+    if (valueEnd < 0) return undefined;
+    if (valueEnd === last) break;
+    if (buf[valueEnd] !== COMMA) return undefined;
+    i = valueEnd + 1;
+  }
+  return withManagedFields();
+}
+
+/** `metadata`'s object at `at`: where it ends, and its `managedFields` member (walked, not decoded). */
+function readMetadata(buf: Buffer, at: number, end: number): { end: number; managedFields?: ByteRange } | undefined {
+  let managedFields: ByteRange | undefined;
+  let i = at + 1;
+  if (buf[i] === CLOSE_BRACE) return { end: i + 1 };
+  for (;;) {
+    const keyEnd = keyEndAt(buf, i, end);
+    if (keyEnd < 0) return undefined;
+    const valueEnd = valueEndAt(buf, keyEnd + 2, end);
+    if (valueEnd < 0 || valueEnd >= end) return undefined;
+    if (sameBytes(buf, i + 1, keyEnd, MANAGED_FIELDS)) {
+      // The member with the comma before it, or (the first member) with the comma after it.
+      managedFields = buf[i - 1] === COMMA
+        ? { start: i - 1, end: valueEnd }
+        : { start: i, end: buf[valueEnd] === COMMA ? valueEnd + 1 : valueEnd };
+    }
+    if (buf[valueEnd] === CLOSE_BRACE) return { end: valueEnd + 1, ...(managedFields === undefined ? {} : { managedFields }) };
+    if (buf[valueEnd] !== COMMA) return undefined;
+    i = valueEnd + 1;
+  }
+}
+
+/** `"key":` at `at`: the index of the key's closing quote (the colon follows it); -1 when it is not there. */
+function keyEndAt(buf: Buffer, at: number, end: number): number {
+  if (buf[at] !== QUOTE) return -1;
+  const close = stringEnd(buf, at + 1, end);
+  return close < 0 || close + 1 >= end || buf[close + 1] !== COLON ? -1 : close;
+}
+
+/**
+ * The index after the JSON value that starts at `at` (before `end`); -1 when it does not end there.
+ * One loop with strings skipped inline: this runs over most bytes of every watch event it is used on.
+ */
+function valueEndAt(buf: Buffer, at: number, end: number): number {
+  const first = buf[at];
+  if (first === QUOTE || first === OPEN_BRACE || first === OPEN_BRACKET) {
+    let depth = 0;
+    let i = at;
+    while (i < end) {
+      const byte = buf[i++];
+      if (byte === QUOTE) {
+        for (;;) {
+          if (i >= end) return -1;
+          const c = buf[i++];
+          if (c === QUOTE) break;
+          if (c === BACKSLASH) i++;
+        }
+        if (depth === 0) return i;
+      } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+        depth++;
+      } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+        if (--depth === 0) return i;
+      }
+    }
+    return -1;
+  }
+  // A number, true, false or null: up to the next delimiter.
+  for (let i = at; i < end; i++) {
+    const byte = buf[i];
+    if (byte === COMMA || byte === CLOSE_BRACE || byte === CLOSE_BRACKET) return i === at ? -1 : i;
+  }
+  return end === at ? -1 : end;
+}
+
+/** The index of the quote that closes a string whose content starts at `at`; -1 when none does before `end`. */
+function stringEnd(buf: Buffer, at: number, end: number): number {
+  for (let i = at; i < end; i++) {
+    const byte = buf[i];
+    if (byte === QUOTE) return i;
+    if (byte === BACKSLASH) i++;
+  }
+  return -1;
+}
+
+function sameBytes(buf: Buffer, start: number, end: number, text: Buffer): boolean {
+  if (end - start !== text.length) return false;
+  for (let i = 0; i < text.length; i++) if (buf[start + i] !== text[i]) return false;
+  return true;
+}

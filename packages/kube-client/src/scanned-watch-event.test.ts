@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { ScannedWatchEvent } from './scanned-watch-event.js';
+import type { DecodedSpec, WatchDecodeOptions } from './watch-decode-options.js';
+import { scanWatchHead } from './watch-head.js';
+
+type Json = Record<string, unknown>;
+
+/** A pod in the API server's layout, with managedFields, and strings a byte walk could trip on. */
+const apiPod = (o: { rv?: string; image?: string; phase?: string; name?: string } = {}): Json => ({
+  kind: 'Pod',
+  apiVersion: 'v1',
+  metadata: {
+    name: o.name ?? 'web-1',
+    namespace: 'team-a',
+    uid: '6c5d1f0e-1111-4222-8333-944455556666',
+    resourceVersion: o.rv ?? '1',
+    annotations: { note: 'a "quoted" {brace} \\ ü' },
+    managedFields: [{ manager: 'kubelet', operation: 'Update', fieldsV1: { 'f:status': { 'f:phase': {} } } }],
+  },
+  spec: { nodeName: 'node-a', containers: [{ name: 'c', image: o.image ?? 'nginx:1', args: ['--x="{}"', '\\'] }] },
+  status: { phase: o.phase ?? 'Running' },
+});
+
+const withoutManagedFields = (pod: Json): Json => {
+  const { managedFields: _dropped, ...metadata } = pod.metadata as Json;
+  return { ...pod, metadata };
+};
+
+const decode = (type: 'ADDED' | 'MODIFIED' | 'DELETED', object: unknown, options: WatchDecodeOptions): Json => {
+  const bytes = Buffer.from(JSON.stringify({ type, object }));
+  const head = scanWatchHead(bytes, 0, bytes.length);
+  if (head === undefined) throw new Error('test line has no head');
+  return new ScannedWatchEvent(head, bytes, 1, 'GET /api/v1/pods', options).decodeObject();
+};
+
+describe('ScannedWatchEvent decode options', () => {
+  it('dropManagedFields: the object comes without managedFields, everything else as JSON.parse gives it', () => {
+    const pod = apiPod();
+    expect(decode('MODIFIED', pod, { dropManagedFields: true })).toEqual(withoutManagedFields(pod));
+    expect(decode('MODIFIED', pod, {})).toEqual(pod);
+  });
+
+  it('specMemo: a change that keeps the spec bytes gets the same spec object; a new spec is parsed and remembered', () => {
+    const memo = new Map<string, DecodedSpec>();
+    const options = { dropManagedFields: true, specMemo: memo };
+    const first = decode('ADDED', apiPod({ rv: '1' }), options);
+    expect(memo.get('team-a/web-1')?.spec).toBe(first.spec);
+
+    const statusChange = decode('MODIFIED', apiPod({ rv: '2', phase: 'Failed' }), options);
+    expect(statusChange).toEqual(withoutManagedFields(apiPod({ rv: '2', phase: 'Failed' })));
+    expect(statusChange.spec).toBe(first.spec);
+
+    // Same length, other bytes: the digest tells them apart.
+    const specChange = decode('MODIFIED', apiPod({ rv: '3', image: 'nginx:2' }), options);
+    expect(specChange.spec).not.toBe(first.spec);
+    expect(specChange).toEqual(withoutManagedFields(apiPod({ rv: '3', image: 'nginx:2' })));
+    expect(memo.get('team-a/web-1')?.spec).toBe(specChange.spec);
+
+    // Another length: found by scanning again.
+    const longer = decode('MODIFIED', apiPod({ rv: '4', image: 'registry.example/nginx:1.27' }), options);
+    expect(longer).toEqual(withoutManagedFields(apiPod({ rv: '4', image: 'registry.example/nginx:1.27' })));
+    expect(memo.get('team-a/web-1')?.spec).toBe(longer.spec);
+
+    // Another object with the same spec bytes gets the spec decoded for it, not another's.
+    const other = decode('ADDED', apiPod({ rv: '5', name: 'web-2' }), options);
+    expect(other.spec).not.toBe(first.spec);
+    expect(memo.size).toBe(2);
+
+    decode('DELETED', apiPod({ rv: '6', image: 'registry.example/nginx:1.27' }), options);
+    expect(memo.has('team-a/web-1')).toBe(false);
+  });
+
+  it('agrees with JSON.parse on generated pods whose strings hold quotes, backslashes, braces and UTF-8', () => {
+    let seed = 42;
+    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const alphabet = ['a', '"', '\\', '{', '}', '[', ']', ',', ':', 'ü', '🚀', ' ', '\n', '\u0000'];
+    const text = (): string => Array.from({ length: Math.floor(random() * 12) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+    const memo = new Map<string, DecodedSpec>();
+    let extra: unknown = [text()];
+    let previous: unknown;
+    let reused = 0;
+    for (let i = 0; i < 300; i++) {
+      if (random() < 0.3) extra = random() < 0.5 ? [text(), { k: text() }] : { [text()]: text() };
+      const pod = apiPod({ rv: String(i + 1) });
+      (pod.metadata as Json).labels = { l: text() };
+      (pod.spec as Json).extra = extra;
+      (pod.status as Json).message = text();
+      const decoded = decode('MODIFIED', pod, { dropManagedFields: true, specMemo: memo });
+      expect(decoded).toEqual(withoutManagedFields(JSON.parse(JSON.stringify(pod)) as Json));
+      if (decoded.spec === previous) reused++;
+      previous = decoded.spec;
+    }
+    expect(reused).toBeGreaterThan(100);
+  });
+
+  it('falls back to the whole line when the cut one does not parse, and reports the line as usual', () => {
+    const bytes = Buffer.from(JSON.stringify({ type: 'MODIFIED', object: apiPod() }).replace('"phase":"Running"', '"phase":Running'));
+    const head = scanWatchHead(bytes, 0, bytes.length)!;
+    const event = new ScannedWatchEvent(head, bytes, 9, 'GET /api/v1/pods', { dropManagedFields: true, specMemo: new Map() });
+    expect(() => event.decodeObject()).toThrow(/^watch GET \/api\/v1\/pods: line 9 is not valid JSON/);
+  });
+});

@@ -1,0 +1,26 @@
+/** A `spec` decoded earlier, with the length and digest (SHA-256) of the bytes it was decoded from. */
+export interface DecodedSpec {
+  readonly digest: string;
+  readonly length: number;
+  readonly spec: unknown;
+}
+
+/**
+ * How scanned change events decode their objects ({@link WatchJSONOptions}). Both skip bytes that a
+ * plain `JSON.parse` of the line would turn into objects only for the caller to drop or to compare equal.
+ */
+export interface WatchDecodeOptions {
+  /**
+   * Leave `metadata.managedFields` out of decoded objects: its bytes are cut before parsing (the cache's
+   * `stripManagedFields` would drop it right after). Not parsed, so not checked either.
+   */
+  readonly dropManagedFields?: boolean;
+  /**
+   * The `spec`s decoded so far, by `namespace/name`, owned by the caller (who clears it when it lists
+   * again). A change event whose `spec` bytes have the digest of the remembered one gets that same
+   * object instead of a new parse of them: in a watch most changes are status changes, and an identical
+   * `spec` object also makes the next comparison of the two versions instant. Decoding an ADDED or
+   * MODIFIED event remembers its `spec`; decoding a DELETED one forgets it.
+   */
+  readonly specMemo?: Map<string, DecodedSpec>;
+}
