@@ -190,7 +190,8 @@ export class Reflector<T extends KubeObject> {
   /** performance.now() when the reflector last let macrotasks run (SLICE_MS). */
   #sliceStart = 0;
   #consecutiveFailures = 0;
-  #lastSyncTime: Date | undefined;
+  /** Clock milliseconds; a number, not a Date: it is set on every watch event. */
+  #lastSyncTime: number | undefined;
   #lastError: { message: string; code?: string; time: Date } | undefined;
 
   constructor(options: ReflectorOptions<T>) {
@@ -222,7 +223,7 @@ export class Reflector<T extends KubeObject> {
       events: this.#events,
       undecodableEvents: this.#undecodable,
       consecutiveFailures: this.#consecutiveFailures,
-      ...(this.#lastSyncTime === undefined ? {} : { lastSyncTime: this.#lastSyncTime }),
+      ...(this.#lastSyncTime === undefined ? {} : { lastSyncTime: new Date(this.#lastSyncTime) }),
       ...(this.#lastError === undefined ? {} : { lastError: { ...this.#lastError } }),
     };
   }
@@ -507,7 +508,7 @@ export class Reflector<T extends KubeObject> {
         }
         this.#scheduleApply();
         this.#events++;
-        this.#lastSyncTime = new Date(this.#clock.now());
+        this.#lastSyncTime = this.#clock.now();
         if (this.#log.isLevelEnabled('trace')) this.#log.trace({ type: event.type, resourceVersion: rv }, 'watch event');
       }
       if (rv !== undefined && rv !== '') this.#lastSyncRV = rv;
@@ -683,7 +684,7 @@ export class Reflector<T extends KubeObject> {
     if (this.#synced) this.#relists++;
     const first = !this.#synced;
     this.#synced = true;
-    this.#lastSyncTime = new Date(this.#clock.now());
+    this.#lastSyncTime = this.#clock.now();
     this.#healthy();
     this.#log[first ? 'info' : 'debug']({ items, resourceVersion, via }, first ? 'initial sync complete' : 'resynced');
   }

@@ -12,6 +12,9 @@ export interface CallDeadlinesOptions {
   readonly parent: AbortSignal;
 }
 
+/** Every successful call's result: one object, not one per call. */
+const SUCCESS: CallResult<void> = Object.freeze({ outcome: 'success', value: undefined });
+
 /** A call waiting for its outcome; `what` names it in its timeout error. */
 interface PendingCall {
   readonly resolve: (result: CallResult<void>) => void;
@@ -83,7 +86,7 @@ export class CallDeadlines {
         resolve(result);
       };
       void promise.then(
-        () => settle({ outcome: 'success', value: undefined }),
+        () => settle(SUCCESS),
         (err: unknown) => settle({ outcome: 'error', err }),
       );
     });

@@ -1,7 +1,7 @@
 import {
   errorMessage, exponentialBackoff, PodConfigError, podFullName, podRef, podUid,
 } from '@podconfig/core';
-import type { Clock, KillPodReason, SyncHandler, SyncPodType } from '@podconfig/core';
+import type { Clock, KillPodReason, Pod, SyncHandler, SyncPodType } from '@podconfig/core';
 import type { Logger } from 'pino';
 import type { CallDeadlines } from './call-deadlines.js';
 import type { ClockTimers } from './clock-timers.js';
@@ -11,7 +11,7 @@ import type { HandlerWorkStatus, WorkState } from './pod-work-status.js';
 import { PodWorker } from './pod-worker.js';
 import type { HandlerCallEvent } from './reconciler-observer.js';
 import { StaticPodGate } from './static-pod-gate.js';
-import { callKind, coalesceWork, type WorkItem } from './work-item.js';
+import { callKind, coalesceWork, type CallKind, type WorkItem } from './work-item.js';
 
 /** What a lane needs from the reconciler that owns it. */
 export interface LaneHost {
@@ -48,6 +48,11 @@ const RESYNC_JITTER = 0.5;
 const RETRY_JITTER = 0.5;
 // Failures in a row logged at warn; later ones at debug until the next success (house style: throttle repeats).
 const WARN_FAILURES = 3;
+
+/** A handler call's log fields: built only when a line is written (most calls write none). */
+function callFields(pod: Pod, call: CallKind, item: WorkItem): { pod: string; uid: string; call: CallKind; attempt: number } {
+  return { pod: podRef(pod), uid: podUid(pod), call, attempt: item.attempt };
+}
 
 /**
  * One handler's side of the reconciliation loop: a {@link PodWorker} per pod, the static-pod
@@ -158,10 +163,7 @@ export class HandlerLane {
     const record = worker.record;
     // Shared, not copied: the record's pod is deep-frozen (the reconciler freezes what it takes in).
     const pod = record.pod;
-    // Log fields only when a line is written (most calls write none), from the pod of this call.
-    const log = (): { pod: string; uid: string; call: typeof kind; attempt: number } =>
-      ({ pod: podRef(pod), uid: podUid(pod), call: kind, attempt: item.attempt });
-    if (this.#log.isLevelEnabled('debug')) this.#log.debug(log(), 'handler call');
+    if (this.#log.isLevelEnabled('debug')) this.#log.debug(callFields(pod, kind, item), 'handler call');
 
     const source = record.source;
     const parent = this.#o.host.signal();
@@ -191,7 +193,7 @@ export class HandlerLane {
       worker.lastSuccessSeq = this.#seq;
       worker.lastSyncTime = now;
       worker.backoff?.reset();
-      if (worker.failures > 0) this.#log.info({ ...log(), failures: worker.failures }, 'handler call recovered');
+      if (worker.failures > 0) this.#log.info({ ...callFields(pod, kind, item), failures: worker.failures }, 'handler call recovered');
       worker.failures = 0;
       if (item.kind === 'kill') {
         worker.mayRun = false;
@@ -212,7 +214,7 @@ export class HandlerLane {
       // Newer work supersedes the retry; a sync of a pod nobody wants any more is not retried.
       const retry = worker.pending === undefined && !this.#o.host.stopping() && (item.kind === 'kill' || record.desired);
       const retryInMs = retry ? this.#scheduleRetry(worker, item) : undefined;
-      const fields = { ...log(), err, outcome: result.outcome, failures: worker.failures, ...(retryInMs === undefined ? {} : { retryInMs: Math.round(retryInMs) }) };
+      const fields = { ...callFields(pod, kind, item), err, outcome: result.outcome, failures: worker.failures, ...(retryInMs === undefined ? {} : { retryInMs: Math.round(retryInMs) }) };
       if (worker.failures <= WARN_FAILURES) this.#log.warn(fields, 'handler call failed');
       else this.#log.debug(fields, 'handler call failed');
       if (retry) return;

@@ -531,7 +531,8 @@ export class Reconciler {
   // ---- observer --------------------------------------------------------------------------
 
   #observeCall(event: HandlerCallEvent): void {
-    this.#observe(() => this.#o.observer?.handlerCall?.(event));
+    const observer = this.#o.observer;
+    if (observer?.handlerCall !== undefined) this.#observe(() => observer.handlerCall?.(event));
   }
 
   #observe(fn: () => void): void {
