@@ -93,6 +93,19 @@ describe('ScannedWatchEvent decode options', () => {
     expect(reused).toBeGreaterThan(100);
   });
 
+  it('decodes a line with two spec keys as JSON.parse does (the last wins), and neither uses nor fills the memo with it', () => {
+    const memo = new Map<string, DecodedSpec>();
+    const options = { specMemo: memo };
+    const first = decode('ADDED', apiPod({ rv: '1' }), options);
+    const pod = JSON.stringify(apiPod({ rv: '2' }));
+    const doubled = Buffer.from(`{"type":"MODIFIED","object":${pod.replace(',"status":', ',"spec":{"nodeName":"other"},"status":')}}`);
+    const head = scanWatchHead(doubled, 0, doubled.length)!;
+    const decoded = new ScannedWatchEvent(head, doubled, 1, 'GET /api/v1/pods', options).decodeObject();
+    expect(decoded.spec).toEqual({ nodeName: 'other' });
+    expect(memo.get('team-a/web-1')?.spec).toBe(first.spec);
+    expect(decode('MODIFIED', apiPod({ rv: '3' }), options).spec).toBe(first.spec);
+  });
+
   it('falls back to the whole line when the cut one does not parse, and reports the line as usual', () => {
     const bytes = Buffer.from(JSON.stringify({ type: 'MODIFIED', object: apiPod() }).replace('"phase":"Running"', '"phase":Running'));
     const head = scanWatchHead(bytes, 0, bytes.length)!;

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { PodConfigError } from '@podconfig/core';
-import { readObjectLayout, type ByteRange } from './object-layout.js';
+import { readObjectLayout, type ByteRange, type ObjectLayout } from './object-layout.js';
 import type { DecodedSpec, WatchDecodeOptions } from './watch-decode-options.js';
 import type { WatchHead } from './watch-head.js';
 
@@ -94,13 +94,13 @@ export class ScannedWatchEvent {
     const objectEnd = bytes.length - 1;
     let layout = readObjectLayout(bytes, objectAt, objectEnd, remembered?.length);
     if (layout === undefined) return undefined;
-    let digest = key === undefined || layout.spec === undefined ? undefined : specDigest(bytes, layout.spec);
+    let digest = key === undefined || !this.#soleSpec(bytes, layout) ? undefined : specDigest(bytes, layout.spec!);
     const reused = digest !== undefined && digest === remembered?.digest ? remembered : undefined;
     if (reused === undefined && layout.specAssumed === true) {
       // The spec changed (or its length only matched): find where it really ends.
       layout = readObjectLayout(bytes, objectAt, objectEnd);
       if (layout === undefined) return undefined;
-      digest = layout.spec === undefined ? undefined : specDigest(bytes, layout.spec);
+      digest = this.#soleSpec(bytes, layout) ? specDigest(bytes, layout.spec!) : undefined;
     }
     const cuts: Cut[] = [];
     if (dropManagedFields && layout.managedFields !== undefined) cuts.push({ ...layout.managedFields, text: EMPTY });
@@ -111,6 +111,14 @@ export class ScannedWatchEvent {
       ? undefined
       : { digest, length: layout.spec.end - layout.spec.start, spec: undefined };
     return { text, ...(key === undefined ? {} : { key }), ...(spec === undefined ? {} : { spec }), ...(reused === undefined ? {} : { reused }) };
+  }
+
+  /**
+   * The layout has a `spec` and nothing after it looks like another (`,"spec":`): with duplicate keys
+   * `JSON.parse` keeps the last, so the first one's bytes would not say what the object holds.
+   */
+  #soleSpec(bytes: Buffer, layout: ObjectLayout): boolean {
+    return layout.spec !== undefined && bytes.indexOf(SPEC_KEY, layout.spec.end) === -1;
   }
 
   #bad(problem: string): PodConfigError {
@@ -131,6 +139,7 @@ interface Cut {
 }
 
 const EMPTY = Buffer.alloc(0);
+const SPEC_KEY = Buffer.from(',"spec":');
 const NULL = Buffer.from('null');
 
 /** Where {@link cutText} assembles a line (one copy, instead of a string per piece); a longer line gets its own. */
