@@ -1,3 +1,5 @@
+import { BACKSLASH, CLOSE_BRACE, COLON, COMMA, OPEN_BRACE, QUOTE } from './json-bytes.js';
+
 /** What the start of a watch line says about its object, read without decoding the line. */
 export interface WatchHead {
   readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -6,13 +8,6 @@ export interface WatchHead {
   readonly name: string;
   readonly resourceVersion: string;
 }
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
 
 const ENVELOPE = Buffer.from('{"type":"');
 const OBJECT = Buffer.from(',"object":{');
