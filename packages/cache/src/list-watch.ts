@@ -1,7 +1,7 @@
 import { PodConfigError } from '@podconfig/core';
 import { DeferredChangeEvent } from './deferred-change-event.js';
 import type { ListerWatcher, ListOptions, ListResult, WatchOptions } from './lister-watcher.js';
-import { isScannedEvent, type ResourceClient } from './resource-client.js';
+import { isScannedEvent, type DecodedSpec, type ResourceClient } from './resource-client.js';
 import type { WatchEvent } from './watch-event.js';
 
 export interface ListWatchOptions<T = unknown> {
@@ -60,7 +60,7 @@ export class ListWatch<T> implements ListerWatcher<T> {
    * was (a status change, most of a watch) reuses the decoded one instead of parsing it again. Emptied
    * when a list starts, so it holds at most the objects seen since the last list.
    */
-  readonly #specMemo = new Map<string, { readonly digest: string; readonly length: number; readonly spec: unknown }>();
+  readonly #specMemo = new Map<string, DecodedSpec>();
 
   constructor(options: ListWatchOptions<T>) {
     this.#o = options;

@@ -21,7 +21,14 @@ export interface WatchJSONOptions {
   /** Scanned events decode without `metadata.managedFields` (their bytes are not parsed). */
   readonly dropManagedFields?: boolean;
   /** `spec`s decoded so far by `namespace/name`, with the length and digest of their bytes: an unchanged `spec` is not parsed again. */
-  readonly specMemo?: Map<string, { readonly digest: string; readonly length: number; readonly spec: unknown }>;
+  readonly specMemo?: Map<string, DecodedSpec>;
+}
+
+/** A `spec` decoded earlier, with the length and digest of its bytes (kube-client's `DecodedSpec`). */
+export interface DecodedSpec {
+  readonly digest: string;
+  readonly length: number;
+  readonly spec: unknown;
 }
 
 /** What a change event says about its object before it is decoded (kube-client's `WatchHead`). */
