@@ -36,7 +36,6 @@ export function readObjectLayout(buf: Buffer, at: number, end: number, specLengt
   if (buf[at] !== OPEN_BRACE || buf[end - 1] !== CLOSE_BRACE) return undefined;
   const last = end - 1;
   let managedFields: ByteRange | undefined;
-  const withManagedFields = (): { managedFields?: ByteRange } => (managedFields === undefined ? {} : { managedFields });
   let i = at + 1;
   if (i === last) return {};
   for (;;) {
@@ -47,12 +46,12 @@ export function readObjectLayout(buf: Buffer, at: number, end: number, specLengt
       if (specLength !== undefined) {
         const assumedEnd = valueStart + specLength;
         if (assumedEnd <= last && buf[assumedEnd - 1] === CLOSE_BRACE && (assumedEnd === last || buf[assumedEnd] === COMMA)) {
-          return { ...withManagedFields(), spec: { start: valueStart, end: assumedEnd }, specAssumed: true };
+          return { ...withRange(managedFields), spec: { start: valueStart, end: assumedEnd }, specAssumed: true };
         }
       }
       const valueEnd = valueEndAt(buf, valueStart, last);
       if (valueEnd < 0 || (valueEnd !== last && buf[valueEnd] !== COMMA)) return undefined;
-      return { ...withManagedFields(), spec: { start: valueStart, end: valueEnd } }; // status, after it, is not needed
+      return { ...withRange(managedFields), spec: { start: valueStart, end: valueEnd } }; // status, after it, is not needed
     }
     let valueEnd: number;
     if (sameBytes(buf, i + 1, keyEnd, METADATA) && buf[valueStart] === OPEN_BRACE) {
@@ -68,7 +67,12 @@ export function readObjectLayout(buf: Buffer, at: number, end: number, specLengt
     if (buf[valueEnd] !== COMMA) return undefined;
     i = valueEnd + 1;
   }
-  return withManagedFields();
+  return withRange(managedFields);
+}
+
+/** `{ managedFields }` when there is one (optional properties stay absent, not `undefined`). */
+function withRange(managedFields: ByteRange | undefined): { managedFields?: ByteRange } {
+  return managedFields === undefined ? {} : { managedFields };
 }
 
 /** `metadata`'s object at `at`: where it ends, and its `managedFields` member (walked, not decoded). */
@@ -87,7 +91,7 @@ function readMetadata(buf: Buffer, at: number, end: number): { end: number; mana
         ? { start: i - 1, end: valueEnd }
         : { start: i, end: buf[valueEnd] === COMMA ? valueEnd + 1 : valueEnd };
     }
-    if (buf[valueEnd] === CLOSE_BRACE) return { end: valueEnd + 1, ...(managedFields === undefined ? {} : { managedFields }) };
+    if (buf[valueEnd] === CLOSE_BRACE) return { end: valueEnd + 1, ...withRange(managedFields) };
     if (buf[valueEnd] !== COMMA) return undefined;
     i = valueEnd + 1;
   }

@@ -22,7 +22,7 @@ export class ScannedWatchEvent {
   #bytes: Buffer | undefined;
   readonly #line: number;
   readonly #describe: string;
-  #options: WatchDecodeOptions;
+  readonly #options: WatchDecodeOptions;
   #object: Record<string, unknown> | undefined;
   #error: PodConfigError | undefined;
 
@@ -46,16 +46,17 @@ export class ScannedWatchEvent {
     this.#bytes = undefined;
     const head = this.head;
     const { dropManagedFields = false, specMemo } = this.#options;
-    const trimmed = dropManagedFields || specMemo !== undefined ? this.#trimmed(bytes) : undefined;
+    let trimmed = dropManagedFields || specMemo !== undefined ? this.#trimmed(bytes) : undefined;
     let event: unknown;
-    try {
-      event = JSON.parse(trimmed?.text ?? bytes.toString('utf8'));
-    } catch {
-      // Cut bytes cannot make a good line bad; whatever is wrong, the whole line says it.
-      if (trimmed === undefined) throw this.#bad(`is not valid JSON (${bytes.length} bytes)`);
-      this.#options = NO_OPTIONS;
-      this.#bytes = bytes;
-      return this.decodeObject();
+    if (trimmed === undefined) event = this.#parseWhole(bytes);
+    else {
+      try {
+        event = JSON.parse(trimmed.text);
+      } catch {
+        // Cut bytes cannot make a good line bad; whatever is wrong, the whole line says it.
+        trimmed = undefined;
+        event = this.#parseWhole(bytes);
+      }
     }
     const object = isRecord(event) ? event.object : undefined;
     const metadata = isRecord(object) ? object.metadata : undefined;
@@ -74,7 +75,7 @@ export class ScannedWatchEvent {
     if (trimmed?.reused !== undefined) object.spec = trimmed.reused.spec;
     if (specMemo !== undefined && trimmed?.key !== undefined) {
       if (head.type === 'DELETED') specMemo.delete(trimmed.key);
-      else if (trimmed.reused === undefined && trimmed.spec !== undefined) specMemo.set(trimmed.key, { ...trimmed.spec, spec: object.spec });
+      else if (trimmed.fresh !== undefined) specMemo.set(trimmed.key, { ...trimmed.fresh, spec: object.spec });
     }
     this.#object = object;
     return object;
@@ -83,9 +84,12 @@ export class ScannedWatchEvent {
   /**
    * The line as text without the bytes it need not parse: `metadata.managedFields` (dropped), and a
    * `spec` whose bytes have the digest of the remembered one (`null` in the text; `reused` is put in its
-   * place after parsing). Undefined when the object's layout cannot be read: the whole line is parsed.
+   * place after parsing). `fresh`: the digest and length of a `spec` that is not the remembered one, for
+   * the memo. Undefined when the object's layout cannot be read: the whole line is parsed.
    */
-  #trimmed(bytes: Buffer): { text: string; key?: string; spec?: DecodedSpec; reused?: DecodedSpec } | undefined {
+  #trimmed(bytes: Buffer): {
+    text: string; key?: string; fresh?: { digest: string; length: number }; reused?: DecodedSpec;
+  } | undefined {
     const head = this.head;
     const { dropManagedFields = false, specMemo } = this.#options;
     const key = specMemo === undefined ? undefined : `${head.namespace}/${head.name}`;
@@ -107,10 +111,10 @@ export class ScannedWatchEvent {
     if (reused !== undefined && layout.spec !== undefined) cuts.push({ ...layout.spec, text: NULL });
     // managedFields (in metadata) comes before spec: the cuts are in order.
     const text = cutText(bytes, cuts);
-    const spec = digest === undefined || layout.spec === undefined
+    const fresh = reused !== undefined || digest === undefined || layout.spec === undefined
       ? undefined
-      : { digest, length: layout.spec.end - layout.spec.start, spec: undefined };
-    return { text, ...(key === undefined ? {} : { key }), ...(spec === undefined ? {} : { spec }), ...(reused === undefined ? {} : { reused }) };
+      : { digest, length: layout.spec.end - layout.spec.start };
+    return { text, ...(key === undefined ? {} : { key }), ...(fresh === undefined ? {} : { fresh }), ...(reused === undefined ? {} : { reused }) };
   }
 
   /**
@@ -119,6 +123,14 @@ export class ScannedWatchEvent {
    */
   #soleSpec(bytes: Buffer, layout: ObjectLayout): boolean {
     return layout.spec !== undefined && bytes.indexOf(SPEC_KEY, layout.spec.end) === -1;
+  }
+
+  #parseWhole(bytes: Buffer): unknown {
+    try {
+      return JSON.parse(bytes.toString('utf8'));
+    } catch {
+      throw this.#bad(`is not valid JSON (${bytes.length} bytes)`);
+    }
   }
 
   #bad(problem: string): PodConfigError {
@@ -147,6 +159,7 @@ const SCRATCH = Buffer.allocUnsafe(64 * 1024);
 
 /** `bytes` with `cuts` (in order, not overlapping) replaced, as text. */
 function cutText(bytes: Buffer, cuts: readonly Cut[]): string {
+  if (cuts.length === 0) return bytes.toString('utf8');
   const size = bytes.length + NULL.length * cuts.length;
   const scratch = size <= SCRATCH.length ? SCRATCH : Buffer.allocUnsafe(size);
   let length = 0;
