@@ -11,7 +11,8 @@ export type { ListOptions, WatchOptions, ListResult, ListerWatcher } from './lis
 export type { ResourceClient } from './resource-client.js';
 export { ListWatch } from './list-watch.js';
 export type { ListWatchOptions } from './list-watch.js';
-export { stripManagedFields } from './strip-managed-fields.js';
+// Moved to core (kube-client's decoder uses it too); still exported here, where ListWatch users look for it.
+export { stripManagedFields } from '@podconfig/core';
 export type { ReflectorSink } from './reflector-sink.js';
 export { Reflector } from './reflector.js';
 export type { ReflectorOptions, ReflectorStatus } from './reflector.js';

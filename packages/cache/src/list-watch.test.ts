@@ -1,8 +1,7 @@
-import { PodConfigError, type Pod } from '@podconfig/core';
+import { PodConfigError, stripManagedFields, type Pod } from '@podconfig/core';
 import { makePod } from '@podconfig/testing';
 import { describe, expect, it } from 'vitest';
 import { ListWatch } from './list-watch.js';
-import { stripManagedFields } from './strip-managed-fields.js';
 import type { ResourceClient, WatchJSONOptions } from './resource-client.js';
 
 /** A ResourceClient that records the queries and answers from memory. */

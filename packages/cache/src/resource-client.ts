@@ -18,16 +18,16 @@ export interface ResourceClient {
 /** What {@link ListWatch} asks of a watch (kube-client's `WatchJSONOptions`). */
 export interface WatchJSONOptions {
   readonly scanHeads?: boolean;
-  /** Scanned events decode without `metadata.managedFields` (their bytes are not parsed). */
+  /** Scanned events decode without `metadata.managedFields`. */
   readonly dropManagedFields?: boolean;
   /** `spec`s decoded so far by `namespace/name`, with the length and digest of their bytes: an unchanged `spec` is not parsed again. */
   readonly specMemo?: Map<string, DecodedSpec>;
 }
 
-/** A `spec` decoded earlier, with the length and digest of its bytes (kube-client's `DecodedSpec`). */
+/** A `spec` decoded earlier, with the length and digest of its bytes once known (kube-client's `DecodedSpec`). */
 export interface DecodedSpec {
-  readonly digest: string;
-  readonly length: number;
+  readonly digest?: string;
+  readonly length?: number;
   readonly spec: unknown;
 }
 

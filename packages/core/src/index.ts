@@ -26,4 +26,6 @@ export type { LinkedSignal } from './linked.js';
 export { linked, withTimeout } from './linked.js';
 export { safeUrl } from './safe-url.js';
 export { deepFreeze } from './deep-freeze.js';
+export { jsonEqual } from './json-equal.js';
+export { stripManagedFields } from './strip-managed-fields.js';
 export { parseDuration, formatDuration } from './duration.js';

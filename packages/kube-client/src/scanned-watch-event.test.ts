@@ -44,11 +44,19 @@ describe('ScannedWatchEvent decode options', () => {
     const memo = new Map<string, DecodedSpec>();
     const options = { dropManagedFields: true, specMemo: memo };
     const first = decode('ADDED', apiPod({ rv: '1' }), options);
-    expect(memo.get('team-a/web-1')?.spec).toBe(first.spec);
+    expect(first).toEqual(withoutManagedFields(apiPod({ rv: '1' })));
+    // Parsed whole (first sight): no digest yet.
+    expect(memo.get('team-a/web-1')).toEqual({ spec: first.spec });
 
+    // The next change is walked: its spec is compared with the remembered one, kept, and its digest noted.
     const statusChange = decode('MODIFIED', apiPod({ rv: '2', phase: 'Failed' }), options);
     expect(statusChange).toEqual(withoutManagedFields(apiPod({ rv: '2', phase: 'Failed' })));
     expect(statusChange.spec).toBe(first.spec);
+    expect(memo.get('team-a/web-1')).toEqual({ digest: expect.any(String), length: JSON.stringify(first.spec).length, spec: first.spec });
+
+    // From then on the digest finds it without parsing the spec bytes.
+    const again = decode('MODIFIED', apiPod({ rv: '2b', phase: 'Running' }), options);
+    expect(again.spec).toBe(first.spec);
 
     // Same length, other bytes: the digest tells them apart.
     const specChange = decode('MODIFIED', apiPod({ rv: '3', image: 'nginx:2' }), options);
@@ -68,6 +76,19 @@ describe('ScannedWatchEvent decode options', () => {
 
     decode('DELETED', apiPod({ rv: '6', image: 'registry.example/nginx:1.27' }), options);
     expect(memo.has('team-a/web-1')).toBe(false);
+  });
+
+  it('specMemo: the first change after a whole parse keeps a new spec when it differs from the remembered one', () => {
+    const memo = new Map<string, DecodedSpec>();
+    const options = { dropManagedFields: true, specMemo: memo };
+    const first = decode('ADDED', apiPod({ rv: '1' }), options);
+    const changed = decode('MODIFIED', apiPod({ rv: '2', image: 'nginx:2' }), options);
+    expect(changed).toEqual(withoutManagedFields(apiPod({ rv: '2', image: 'nginx:2' })));
+    expect(changed.spec).not.toBe(first.spec);
+    expect(memo.get('team-a/web-1')).toEqual({ digest: expect.any(String), length: JSON.stringify(changed.spec).length, spec: changed.spec });
+    // A DELETED first sight leaves nothing behind.
+    decode('DELETED', apiPod({ rv: '3', name: 'web-9' }), options);
+    expect(memo.has('team-a/web-9')).toBe(false);
   });
 
   it('agrees with JSON.parse on generated pods whose strings hold quotes, backslashes, braces and UTF-8', () => {

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { PodConfigError } from '@podconfig/core';
+import { jsonEqual, PodConfigError, stripManagedFields } from '@podconfig/core';
 import { readObjectLayout, type ByteRange, type ObjectLayout } from './object-layout.js';
 import type { DecodedSpec, WatchDecodeOptions } from './watch-decode-options.js';
 import type { WatchHead } from './watch-head.js';
@@ -46,7 +46,11 @@ export class ScannedWatchEvent {
     this.#bytes = undefined;
     const head = this.head;
     const { dropManagedFields = false, specMemo } = this.#options;
-    let trimmed = dropManagedFields || specMemo !== undefined ? this.#trimmed(bytes) : undefined;
+    const key = specMemo === undefined ? undefined : `${head.namespace}/${head.name}`;
+    const remembered = key === undefined ? undefined : specMemo?.get(key);
+    // An object seen for the first time is parsed whole: the byte walk pays only when there is a spec
+    // to skip, and in a cold process (the first set) it costs several times the native parse.
+    let trimmed = remembered === undefined ? undefined : this.#trimmed(bytes, remembered);
     let event: unknown;
     if (trimmed === undefined) event = this.#parseWhole(bytes);
     else {
@@ -58,13 +62,13 @@ export class ScannedWatchEvent {
         event = this.#parseWhole(bytes);
       }
     }
-    const object = isRecord(event) ? event.object : undefined;
-    const metadata = isRecord(object) ? object.metadata : undefined;
+    const decoded = isRecord(event) ? event.object : undefined;
+    const metadata = isRecord(decoded) ? decoded.metadata : undefined;
     if (
       !isRecord(event) ||
       event.type !== head.type ||
-      !isRecord(object) ||
-      object.kind !== head.kind ||
+      !isRecord(decoded) ||
+      decoded.kind !== head.kind ||
       !isRecord(metadata) ||
       metadata.name !== head.name ||
       metadata.namespace !== head.namespace ||
@@ -72,49 +76,56 @@ export class ScannedWatchEvent {
     ) {
       throw this.#bad('decodes to something other than its head (duplicate keys?)');
     }
-    if (trimmed?.reused !== undefined) object.spec = trimmed.reused.spec;
-    if (specMemo !== undefined && trimmed?.key !== undefined) {
-      if (head.type === 'DELETED') specMemo.delete(trimmed.key);
-      else if (trimmed.fresh !== undefined) specMemo.set(trimmed.key, { ...trimmed.fresh, spec: object.spec });
+    const object = trimmed === undefined && dropManagedFields ? stripManagedFields(decoded) : decoded;
+    if (specMemo !== undefined && key !== undefined) {
+      if (head.type === 'DELETED') specMemo.delete(key);
+      else if (remembered === undefined) specMemo.set(key, { spec: object.spec });
     }
+    if (trimmed !== undefined && remembered !== undefined) this.#adoptSpec(object, trimmed, remembered, key);
     this.#object = object;
     return object;
   }
 
   /**
-   * The line as text without the bytes it need not parse: `metadata.managedFields` (dropped), and a
-   * `spec` whose bytes have the digest of the remembered one (`null` in the text; `reused` is put in its
-   * place after parsing). `fresh`: the digest and length of a `spec` that is not the remembered one, for
-   * the memo. Undefined when the object's layout cannot be read: the whole line is parsed.
+   * After a trimmed parse: puts the remembered spec in place when the bytes said it is unchanged —
+   * by digest, or (the first change after the object was parsed whole, when no digest is known yet)
+   * by comparing the parsed spec with it — and remembers the digest of this line's spec bytes.
    */
-  #trimmed(bytes: Buffer): {
-    text: string; key?: string; fresh?: { digest: string; length: number }; reused?: DecodedSpec;
-  } | undefined {
-    const head = this.head;
-    const { dropManagedFields = false, specMemo } = this.#options;
-    const key = specMemo === undefined ? undefined : `${head.namespace}/${head.name}`;
-    const remembered = key === undefined ? undefined : specMemo?.get(key);
-    const objectAt = OBJECT_OFFSET + head.type.length;
+  #adoptSpec(object: Record<string, unknown>, trimmed: Trimmed, remembered: DecodedSpec, key: string | undefined): void {
+    const bytes = trimmed.specBytes;
+    const same = trimmed.reused || (bytes !== undefined && remembered.digest === undefined && jsonEqual(object.spec, remembered.spec));
+    if (same) object.spec = remembered.spec;
+    const memo = this.#options.specMemo;
+    if (memo === undefined || key === undefined || this.head.type === 'DELETED' || trimmed.reused || bytes === undefined) return;
+    memo.set(key, { ...bytes, spec: object.spec });
+  }
+
+  /**
+   * The line as text without the bytes it need not parse: `metadata.managedFields` (when dropped), and
+   * a `spec` whose bytes have the digest of the remembered one (`null` in the text, `reused`).
+   * `specBytes`: the digest and length of this line's `spec`, when it has exactly one. Undefined when the
+   * object's layout cannot be read: the whole line is parsed.
+   */
+  #trimmed(bytes: Buffer, remembered: DecodedSpec): Trimmed | undefined {
+    const objectAt = OBJECT_OFFSET + this.head.type.length;
     const objectEnd = bytes.length - 1;
-    let layout = readObjectLayout(bytes, objectAt, objectEnd, remembered?.length);
+    let layout = readObjectLayout(bytes, objectAt, objectEnd, remembered.length);
     if (layout === undefined) return undefined;
-    let digest = key === undefined || !this.#soleSpec(bytes, layout) ? undefined : specDigest(bytes, layout.spec!);
-    const reused = digest !== undefined && digest === remembered?.digest ? remembered : undefined;
-    if (reused === undefined && layout.specAssumed === true) {
+    let digest = this.#soleSpec(bytes, layout) ? specDigest(bytes, layout.spec!) : undefined;
+    const reused = digest !== undefined && digest === remembered.digest;
+    if (!reused && layout.specAssumed === true) {
       // The spec changed (or its length only matched): find where it really ends.
       layout = readObjectLayout(bytes, objectAt, objectEnd);
       if (layout === undefined) return undefined;
       digest = this.#soleSpec(bytes, layout) ? specDigest(bytes, layout.spec!) : undefined;
     }
     const cuts: Cut[] = [];
-    if (dropManagedFields && layout.managedFields !== undefined) cuts.push({ ...layout.managedFields, text: EMPTY });
-    if (reused !== undefined && layout.spec !== undefined) cuts.push({ ...layout.spec, text: NULL });
+    if (this.#options.dropManagedFields === true && layout.managedFields !== undefined) cuts.push({ ...layout.managedFields, text: EMPTY });
+    if (reused && layout.spec !== undefined) cuts.push({ ...layout.spec, text: NULL });
     // managedFields (in metadata) comes before spec: the cuts are in order.
     const text = cutText(bytes, cuts);
-    const fresh = reused !== undefined || digest === undefined || layout.spec === undefined
-      ? undefined
-      : { digest, length: layout.spec.end - layout.spec.start };
-    return { text, ...(key === undefined ? {} : { key }), ...(fresh === undefined ? {} : { fresh }), ...(reused === undefined ? {} : { reused }) };
+    if (digest === undefined || layout.spec === undefined) return { text, reused };
+    return { text, reused, specBytes: { digest, length: layout.spec.end - layout.spec.start } };
   }
 
   /**
@@ -141,6 +152,15 @@ export class ScannedWatchEvent {
 /** The SHA-256 of a `spec`'s bytes: equal digests stand for equal bytes. */
 function specDigest(bytes: Buffer, range: ByteRange): string {
   return hash('sha256', bytes.subarray(range.start, range.end), 'base64');
+}
+
+/** What {@link ScannedWatchEvent} parses instead of the whole line. */
+interface Trimmed {
+  readonly text: string;
+  /** The spec's bytes have the remembered digest: `null` was parsed in its place. */
+  readonly reused: boolean;
+  /** Of the line's one `spec`: its bytes' digest and length. */
+  readonly specBytes?: { readonly digest: string; readonly length: number };
 }
 
 /** Bytes [start, end) of a line, to be replaced by `text`. */

@@ -1,7 +1,10 @@
-/** A `spec` decoded earlier, with the length and digest (SHA-256) of the bytes it was decoded from. */
+/**
+ * A `spec` decoded earlier, with the length and digest (SHA-256) of the bytes it was decoded from;
+ * without them when its line was parsed whole (an object's first sight), until the next change.
+ */
 export interface DecodedSpec {
-  readonly digest: string;
-  readonly length: number;
+  readonly digest?: string;
+  readonly length?: number;
   readonly spec: unknown;
 }
 
@@ -11,8 +14,8 @@ export interface DecodedSpec {
  */
 export interface WatchDecodeOptions {
   /**
-   * Leave `metadata.managedFields` out of decoded objects: its bytes are cut before parsing (the cache's
-   * `stripManagedFields` would drop it right after). Not parsed, so not checked either.
+   * Leave `metadata.managedFields` out of decoded objects: its bytes are cut before parsing when the
+   * line is walked (not parsed, so not checked either), else core's `stripManagedFields` drops it.
    */
   readonly dropManagedFields?: boolean;
   /**
@@ -20,7 +23,10 @@ export interface WatchDecodeOptions {
    * again). A change event whose `spec` bytes have the digest of the remembered one gets that same
    * object instead of a new parse of them: in a watch most changes are status changes, and an identical
    * `spec` object also makes the next comparison of the two versions instant. Decoding an ADDED or
-   * MODIFIED event remembers its `spec`; decoding a DELETED one forgets it.
+   * MODIFIED event remembers its `spec`; decoding a DELETED one forgets it. An object not in the memo
+   * (its first sight, usually an ADDED event or the initial list) is parsed whole, as `JSON.parse` is
+   * fastest for that; its next change is walked, its `spec` compared with the remembered one (the same
+   * object is kept when equal) and its bytes' digest remembered from then on.
    */
   readonly specMemo?: Map<string, DecodedSpec>;
 }

@@ -1,6 +1,5 @@
-import { ANNOTATIONS, deepFreeze, LOCAL_ANNOTATIONS, type Pod, type SourceName } from '@podconfig/core';
+import { ANNOTATIONS, deepFreeze, jsonEqual, LOCAL_ANNOTATIONS, type Pod, type SourceName } from '@podconfig/core';
 import { deepEqual } from './deep-equal.js';
-import { jsonEqual } from './json-equal.js';
 
 /** What {@link checkAndUpdatePod} found: the bucket the stored pod goes into, or `none`. */
 export type PodChange = 'update' | 'delete' | 'reconcile' | 'none';

@@ -1,6 +1,6 @@
-import { deepFreeze, type Pod } from '@podconfig/core';
-import { makePod } from '@podconfig/testing';
 import { describe, expect, it } from 'vitest';
+import { deepFreeze } from './deep-freeze.js';
+import type { Pod } from './pod.js';
 import { stripManagedFields } from './strip-managed-fields.js';
 
 const MANAGED_FIELDS = [
@@ -8,9 +8,13 @@ const MANAGED_FIELDS = [
   { manager: 'kubelet', operation: 'Update', apiVersion: 'v1', subresource: 'status', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': {} } },
 ];
 
+const makePod = (name: string): Pod => ({
+  apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { nodeName: 'node-a', containers: [{ name: 'c', image: 'nginx' }] },
+});
+
 /** A pod as the API server sends it: managedFields between other metadata fields. */
 function apiPod(): Pod {
-  const pod = makePod('p', { nodeName: 'node-a' });
+  const pod = makePod('p');
   return {
     ...pod,
     metadata: { name: 'p', namespace: 'default', uid: 'u-1', resourceVersion: '42', managedFields: MANAGED_FIELDS, labels: { app: 'x' } },
