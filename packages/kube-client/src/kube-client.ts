@@ -4,6 +4,7 @@ import { request, type Dispatcher } from 'undici';
 import { Authenticator, type RequestCredentials } from './authenticator.js';
 import type { ClusterConfig } from './cluster-config.js';
 import { ConnectionPool } from './connection-pool.js';
+import { ReadableChunks } from './readable-chunks.js';
 import { statusErrorFromResponse } from './status-error-from-response.js';
 import { TokenBucket } from './token-bucket.js';
 import { transportError } from './transport-error.js';
@@ -106,7 +107,7 @@ export class KubeClient {
     const body = res.body;
     const describe = `GET ${path}`;
     return new WatchStream({
-      chunks: body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>,
+      chunks: new ReadableChunks(body),
       release: () => {
         body.on('error', noop);
         body.destroy();
