@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ScannedWatchEvent } from './scanned-watch-event.js';
+import { ScannedWatchEvent, WALK_FIRST_SIGHTS_FROM } from './scanned-watch-event.js';
 import type { DecodedSpec, WatchDecodeOptions } from './watch-decode-options.js';
 import { scanWatchHead } from './watch-head.js';
 
@@ -89,6 +89,16 @@ describe('ScannedWatchEvent decode options', () => {
     // A DELETED first sight leaves nothing behind.
     decode('DELETED', apiPod({ rv: '3', name: 'web-9' }), options);
     expect(memo.has('team-a/web-9')).toBe(false);
+  });
+
+  it(`specMemo: once it holds ${WALK_FIRST_SIGHTS_FROM} objects, a first sight is walked and its digest remembered at once`, () => {
+    const memo = new Map<string, DecodedSpec>();
+    for (let i = 0; i < WALK_FIRST_SIGHTS_FROM; i++) memo.set(`team-a/other-${i}`, { spec: {} });
+    const options = { dropManagedFields: true, specMemo: memo };
+    const first = decode('ADDED', apiPod({ rv: '1' }), options);
+    expect(first).toEqual(withoutManagedFields(apiPod({ rv: '1' })));
+    expect(memo.get('team-a/web-1')).toEqual({ digest: expect.any(String), length: JSON.stringify(first.spec).length, spec: first.spec });
+    expect(decode('MODIFIED', apiPod({ rv: '2', phase: 'Failed' }), options).spec).toBe(first.spec);
   });
 
   it('agrees with JSON.parse on generated pods whose strings hold quotes, backslashes, braces and UTF-8', () => {

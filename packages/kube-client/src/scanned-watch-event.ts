@@ -10,6 +10,12 @@ const OBJECT_OFFSET = '{"type":"'.length + '","object":'.length;
 const NO_OPTIONS: WatchDecodeOptions = {};
 
 /**
+ * Objects first seen while the spec memo holds fewer than this many are parsed whole; from then on a
+ * first sight is walked. A node's pods (the kubelet's default cap is 110) stay below it.
+ */
+export const WALK_FIRST_SIGHTS_FROM = 1000;
+
+/**
  * A change event of a watch stream read only as far as its {@link WatchHead}: `decodeObject()` parses
  * the line when (and if) someone needs the object. A consumer that coalesces changes per object (the
  * cache's Reflector) never decodes an event superseded by a later one of the same object.
@@ -48,9 +54,11 @@ export class ScannedWatchEvent {
     const { dropManagedFields = false, specMemo } = this.#options;
     const key = specMemo === undefined ? undefined : `${head.namespace}/${head.name}`;
     const remembered = key === undefined ? undefined : specMemo?.get(key);
-    // An object seen for the first time is parsed whole: the byte walk pays only when there is a spec
-    // to skip, and in a cold process (the first set) it costs several times the native parse.
-    let trimmed = remembered === undefined ? undefined : this.#trimmed(bytes, remembered);
+    // A small set's objects are parsed whole the first time they are seen: the byte walk pays only when
+    // there is a spec to skip, and in a cold process (a node's first set) it costs several times the
+    // native parse. A big set's first sights are walked, so that their next changes find a digest.
+    const whole = remembered === undefined && (specMemo === undefined || specMemo.size < WALK_FIRST_SIGHTS_FROM);
+    let trimmed = whole ? undefined : this.#trimmed(bytes, remembered);
     let event: unknown;
     if (trimmed === undefined) event = this.#parseWhole(bytes);
     else {
@@ -79,9 +87,9 @@ export class ScannedWatchEvent {
     const object = trimmed === undefined && dropManagedFields ? stripManagedFields(decoded) : decoded;
     if (specMemo !== undefined && key !== undefined) {
       if (head.type === 'DELETED') specMemo.delete(key);
-      else if (remembered === undefined) specMemo.set(key, { spec: object.spec });
+      else if (trimmed === undefined && remembered === undefined) specMemo.set(key, { spec: object.spec });
     }
-    if (trimmed !== undefined && remembered !== undefined) this.#adoptSpec(object, trimmed, remembered, key);
+    if (trimmed !== undefined) this.#adoptSpec(object, trimmed, remembered, key);
     this.#object = object;
     return object;
   }
@@ -91,10 +99,12 @@ export class ScannedWatchEvent {
    * by digest, or (the first change after the object was parsed whole, when no digest is known yet)
    * by comparing the parsed spec with it — and remembers the digest of this line's spec bytes.
    */
-  #adoptSpec(object: Record<string, unknown>, trimmed: Trimmed, remembered: DecodedSpec, key: string | undefined): void {
+  #adoptSpec(object: Record<string, unknown>, trimmed: Trimmed, remembered: DecodedSpec | undefined, key: string | undefined): void {
     const bytes = trimmed.specBytes;
-    const same = trimmed.reused || (bytes !== undefined && remembered.digest === undefined && jsonEqual(object.spec, remembered.spec));
-    if (same) object.spec = remembered.spec;
+    if (remembered !== undefined) {
+      const same = trimmed.reused || (bytes !== undefined && remembered.digest === undefined && jsonEqual(object.spec, remembered.spec));
+      if (same) object.spec = remembered.spec;
+    }
     const memo = this.#options.specMemo;
     if (memo === undefined || key === undefined || this.head.type === 'DELETED' || trimmed.reused || bytes === undefined) return;
     memo.set(key, { ...bytes, spec: object.spec });
@@ -106,13 +116,13 @@ export class ScannedWatchEvent {
    * `specBytes`: the digest and length of this line's `spec`, when it has exactly one. Undefined when the
    * object's layout cannot be read: the whole line is parsed.
    */
-  #trimmed(bytes: Buffer, remembered: DecodedSpec): Trimmed | undefined {
+  #trimmed(bytes: Buffer, remembered: DecodedSpec | undefined): Trimmed | undefined {
     const objectAt = OBJECT_OFFSET + this.head.type.length;
     const objectEnd = bytes.length - 1;
-    let layout = readObjectLayout(bytes, objectAt, objectEnd, remembered.length);
+    let layout = readObjectLayout(bytes, objectAt, objectEnd, remembered?.length);
     if (layout === undefined) return undefined;
     let digest = this.#soleSpec(bytes, layout) ? specDigest(bytes, layout.spec!) : undefined;
-    const reused = digest !== undefined && digest === remembered.digest;
+    const reused = digest !== undefined && digest === remembered?.digest;
     if (!reused && layout.specAssumed === true) {
       // The spec changed (or its length only matched): find where it really ends.
       layout = readObjectLayout(bytes, objectAt, objectEnd);

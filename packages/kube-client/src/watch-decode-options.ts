@@ -24,9 +24,10 @@ export interface WatchDecodeOptions {
    * object instead of a new parse of them: in a watch most changes are status changes, and an identical
    * `spec` object also makes the next comparison of the two versions instant. Decoding an ADDED or
    * MODIFIED event remembers its `spec`; decoding a DELETED one forgets it. An object not in the memo
-   * (its first sight, usually an ADDED event or the initial list) is parsed whole, as `JSON.parse` is
-   * fastest for that; its next change is walked, its `spec` compared with the remembered one (the same
-   * object is kept when equal) and its bytes' digest remembered from then on.
+   * (its first sight, usually an ADDED event or the initial list) is parsed whole while the memo holds
+   * fewer than 1,000 objects, as `JSON.parse` is fastest for that; its next change is walked, its `spec`
+   * compared with the remembered one (the same object is kept when equal) and its bytes' digest
+   * remembered from then on.
    */
   readonly specMemo?: Map<string, DecodedSpec>;
 }
