@@ -17,7 +17,7 @@ export class ReadableChunks implements AsyncIterator<Buffer> {
   readonly #body: Readable;
   readonly #queue: Buffer[] = [];
   #ended = false;
-  #error: unknown;
+  #error: Error | undefined;
   #wake: (() => void) | undefined;
 
   constructor(body: Readable) {
@@ -33,7 +33,7 @@ export class ReadableChunks implements AsyncIterator<Buffer> {
       this.#ended = true;
       this.#notify();
     });
-    body.once('error', (err: unknown) => {
+    body.once('error', (err: Error) => {
       this.#error ??= err;
       this.#notify();
     });
