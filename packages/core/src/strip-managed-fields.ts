@@ -14,8 +14,8 @@ interface WireMetadata {
  * destructuring, not `delete`, so the copy stays a fast-mode V8 object); every other value is shared,
  * and the input is not modified (it may be frozen). Otherwise returns `object` itself. Idempotent.
  */
-export function stripManagedFields<T extends { readonly metadata?: object | null }>(object: T): T {
-  const metadata = object.metadata as WireMetadata | null | undefined;
+export function stripManagedFields<T extends object>(object: T): T {
+  const metadata = (object as { readonly metadata?: unknown }).metadata as WireMetadata | null | undefined;
   if (typeof metadata !== 'object' || metadata === null || !Object.hasOwn(metadata, 'managedFields')) return object;
   const { managedFields: _managedFields, ...rest } = metadata;
   return { ...object, metadata: rest };
