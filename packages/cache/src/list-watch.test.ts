@@ -119,13 +119,13 @@ describe(ListWatch.name, () => {
       await lw.watch(watch, signal);
       const memo = client.watchOptions[0]?.specMemo;
       expect(client.watchOptions[0]).toEqual({ scanHeads: true, dropManagedFields: true, specMemo: expect.any(Map) });
-      memo?.set('ns/a', { digest: 'd', length: 2, spec: {} });
+      memo?.set('ns/a', { bytes: { digest: 'd', length: 2 }, spec: {} });
       await lw.watch(watch, signal);
       expect(client.watchOptions[1]?.specMemo).toBe(memo);
       expect(memo?.size).toBe(1);
       await lw.list({}, signal);
       expect(memo?.size).toBe(0);
-      memo?.set('ns/a', { digest: 'd', length: 2, spec: {} });
+      memo?.set('ns/a', { bytes: { digest: 'd', length: 2 }, spec: {} });
       await lw.watch({ ...watch, sendInitialEvents: true }, signal);
       expect(memo?.size).toBe(0);
       await new ListWatch<Pod>({ client, path: '/api/v1/pods', kind: 'Pod' }).watch(watch, signal);

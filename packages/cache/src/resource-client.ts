@@ -24,10 +24,9 @@ export interface WatchJSONOptions {
   readonly specMemo?: Map<string, DecodedSpec>;
 }
 
-/** A `spec` decoded earlier, with the length and digest of its bytes once known (kube-client's `DecodedSpec`). */
+/** A `spec` decoded earlier, with the digest and length of its bytes once known (kube-client's `DecodedSpec`). */
 export interface DecodedSpec {
-  readonly digest?: string;
-  readonly length?: number;
+  readonly bytes?: { readonly digest: string; readonly length: number };
   readonly spec: unknown;
 }
 

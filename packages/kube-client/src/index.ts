@@ -8,5 +8,5 @@ export { KubeClient, MAX_RETRY_AFTER_RETRIES } from './kube-client.js';
 export type { KubeClientOptions, WatchJSONOptions } from './kube-client.js';
 export { ScannedWatchEvent } from './scanned-watch-event.js';
 export type { WatchHead } from './watch-head.js';
-export type { DecodedSpec, WatchDecodeOptions } from './watch-decode-options.js';
+export type { DecodedSpec, SpecBytes, WatchDecodeOptions } from './watch-decode-options.js';
 export { StatusError } from '@podconfig/core';

@@ -52,7 +52,7 @@ describe('ScannedWatchEvent decode options', () => {
     const statusChange = decode('MODIFIED', apiPod({ rv: '2', phase: 'Failed' }), options);
     expect(statusChange).toEqual(withoutManagedFields(apiPod({ rv: '2', phase: 'Failed' })));
     expect(statusChange.spec).toBe(first.spec);
-    expect(memo.get('team-a/web-1')).toEqual({ digest: expect.any(String), length: JSON.stringify(first.spec).length, spec: first.spec });
+    expect(memo.get('team-a/web-1')).toEqual({ bytes: { digest: expect.any(String), length: JSON.stringify(first.spec).length }, spec: first.spec });
 
     // From then on the digest finds it without parsing the spec bytes.
     const again = decode('MODIFIED', apiPod({ rv: '2b', phase: 'Running' }), options);
@@ -85,7 +85,7 @@ describe('ScannedWatchEvent decode options', () => {
     const changed = decode('MODIFIED', apiPod({ rv: '2', image: 'nginx:2' }), options);
     expect(changed).toEqual(withoutManagedFields(apiPod({ rv: '2', image: 'nginx:2' })));
     expect(changed.spec).not.toBe(first.spec);
-    expect(memo.get('team-a/web-1')).toEqual({ digest: expect.any(String), length: JSON.stringify(changed.spec).length, spec: changed.spec });
+    expect(memo.get('team-a/web-1')).toEqual({ bytes: { digest: expect.any(String), length: JSON.stringify(changed.spec).length }, spec: changed.spec });
     // A DELETED first sight leaves nothing behind.
     decode('DELETED', apiPod({ rv: '3', name: 'web-9' }), options);
     expect(memo.has('team-a/web-9')).toBe(false);
@@ -97,7 +97,7 @@ describe('ScannedWatchEvent decode options', () => {
     const options = { dropManagedFields: true, specMemo: memo };
     const first = decode('ADDED', apiPod({ rv: '1' }), options);
     expect(first).toEqual(withoutManagedFields(apiPod({ rv: '1' })));
-    expect(memo.get('team-a/web-1')).toEqual({ digest: expect.any(String), length: JSON.stringify(first.spec).length, spec: first.spec });
+    expect(memo.get('team-a/web-1')).toEqual({ bytes: { digest: expect.any(String), length: JSON.stringify(first.spec).length }, spec: first.spec });
     expect(decode('MODIFIED', apiPod({ rv: '2', phase: 'Failed' }), options).spec).toBe(first.spec);
   });
 

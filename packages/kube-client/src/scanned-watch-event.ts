@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { jsonEqual, PodConfigError, stripManagedFields } from '@podconfig/core';
 import { readObjectLayout, type ByteRange, type ObjectLayout } from './object-layout.js';
-import type { DecodedSpec, WatchDecodeOptions } from './watch-decode-options.js';
+import type { DecodedSpec, SpecBytes, WatchDecodeOptions } from './watch-decode-options.js';
 import type { WatchHead } from './watch-head.js';
 
 /** `{"type":"` and `","object":` around the type in the head's layout: the object's `{` follows them. */
@@ -102,12 +102,12 @@ export class ScannedWatchEvent {
   #adoptSpec(object: Record<string, unknown>, trimmed: Trimmed, remembered: DecodedSpec | undefined, key: string | undefined): void {
     const bytes = trimmed.specBytes;
     if (remembered !== undefined) {
-      const same = trimmed.reused || (bytes !== undefined && remembered.digest === undefined && jsonEqual(object.spec, remembered.spec));
+      const same = trimmed.reused || (bytes !== undefined && remembered.bytes === undefined && jsonEqual(object.spec, remembered.spec));
       if (same) object.spec = remembered.spec;
     }
     const memo = this.#options.specMemo;
     if (memo === undefined || key === undefined || this.head.type === 'DELETED' || trimmed.reused || bytes === undefined) return;
-    memo.set(key, { ...bytes, spec: object.spec });
+    memo.set(key, { bytes, spec: object.spec });
   }
 
   /**
@@ -119,10 +119,10 @@ export class ScannedWatchEvent {
   #trimmed(bytes: Buffer, remembered: DecodedSpec | undefined): Trimmed | undefined {
     const objectAt = OBJECT_OFFSET + this.head.type.length;
     const objectEnd = bytes.length - 1;
-    let layout = readObjectLayout(bytes, objectAt, objectEnd, remembered?.length);
+    let layout = readObjectLayout(bytes, objectAt, objectEnd, remembered?.bytes?.length);
     if (layout === undefined) return undefined;
     let digest = this.#soleSpec(bytes, layout) ? specDigest(bytes, layout.spec!) : undefined;
-    const reused = digest !== undefined && digest === remembered?.digest;
+    const reused = digest !== undefined && digest === remembered?.bytes?.digest;
     if (!reused && layout.specAssumed === true) {
       // The spec changed (or its length only matched): find where it really ends.
       layout = readObjectLayout(bytes, objectAt, objectEnd);
@@ -170,7 +170,7 @@ interface Trimmed {
   /** The spec's bytes have the remembered digest: `null` was parsed in its place. */
   readonly reused: boolean;
   /** Of the line's one `spec`: its bytes' digest and length. */
-  readonly specBytes?: { readonly digest: string; readonly length: number };
+  readonly specBytes?: SpecBytes;
 }
 
 /** Bytes [start, end) of a line, to be replaced by `text`. */

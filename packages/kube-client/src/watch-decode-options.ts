@@ -1,10 +1,15 @@
+/** The SHA-256 digest (base64) and the length of a `spec`'s bytes in a watch line. */
+export interface SpecBytes {
+  readonly digest: string;
+  readonly length: number;
+}
+
 /**
- * A `spec` decoded earlier, with the length and digest (SHA-256) of the bytes it was decoded from;
- * without them when its line was parsed whole (an object's first sight), until the next change.
+ * A `spec` decoded earlier, with the bytes it was decoded from (`bytes`); without them when its line
+ * was parsed whole (an object's first sight), until the next change.
  */
 export interface DecodedSpec {
-  readonly digest?: string;
-  readonly length?: number;
+  readonly bytes?: SpecBytes;
   readonly spec: unknown;
 }
 
