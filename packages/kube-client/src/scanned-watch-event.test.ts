@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ScannedWatchEvent, WALK_FIRST_SIGHTS_FROM } from './scanned-watch-event.js';
+import { ScannedWatchEvent, WALK_FROM } from './scanned-watch-event.js';
 import type { DecodedSpec, WatchDecodeOptions } from './watch-decode-options.js';
 import { scanWatchHead } from './watch-head.js';
 
@@ -26,6 +26,13 @@ const withoutManagedFields = (pod: Json): Json => {
   return { ...pod, metadata };
 };
 
+/** A memo as big as a big set's: lines are walked. */
+const bigMemo = (): Map<string, DecodedSpec> => {
+  const memo = new Map<string, DecodedSpec>();
+  for (let i = 0; i < WALK_FROM; i++) memo.set(`team-z/filler-${i}`, { spec: {} });
+  return memo;
+};
+
 const decode = (type: 'ADDED' | 'MODIFIED' | 'DELETED', object: unknown, options: WatchDecodeOptions): Json => {
   const bytes = Buffer.from(JSON.stringify({ type, object }));
   const head = scanWatchHead(bytes, 0, bytes.length);
@@ -40,23 +47,45 @@ describe('ScannedWatchEvent decode options', () => {
     expect(decode('MODIFIED', pod, {})).toEqual(pod);
   });
 
-  it('specMemo: a change that keeps the spec bytes gets the same spec object; a new spec is parsed and remembered', () => {
+  it('specMemo, a small set: lines are parsed whole, an equal spec is the remembered object, a new one is remembered', () => {
     const memo = new Map<string, DecodedSpec>();
     const options = { dropManagedFields: true, specMemo: memo };
     const first = decode('ADDED', apiPod({ rv: '1' }), options);
     expect(first).toEqual(withoutManagedFields(apiPod({ rv: '1' })));
-    // Parsed whole (first sight): no digest yet.
     expect(memo.get('team-a/web-1')).toEqual({ spec: first.spec });
 
-    // The next change is walked: its spec is compared with the remembered one, kept, and its digest noted.
     const statusChange = decode('MODIFIED', apiPod({ rv: '2', phase: 'Failed' }), options);
     expect(statusChange).toEqual(withoutManagedFields(apiPod({ rv: '2', phase: 'Failed' })));
     expect(statusChange.spec).toBe(first.spec);
+    // No digest: nothing is walked while the set is small.
+    expect(memo.get('team-a/web-1')).toEqual({ spec: first.spec });
+
+    const specChange = decode('MODIFIED', apiPod({ rv: '3', image: 'nginx:2' }), options);
+    expect(specChange).toEqual(withoutManagedFields(apiPod({ rv: '3', image: 'nginx:2' })));
+    expect(specChange.spec).not.toBe(first.spec);
+    expect(memo.get('team-a/web-1')).toEqual({ spec: specChange.spec });
+    expect(decode('MODIFIED', apiPod({ rv: '4', image: 'nginx:2' }), options).spec).toBe(specChange.spec);
+
+    // Another object with the same spec gets the spec decoded for it, not another's.
+    expect(decode('ADDED', apiPod({ rv: '5', name: 'web-2' }), options).spec).not.toBe(specChange.spec);
+    decode('DELETED', apiPod({ rv: '6', image: 'nginx:2' }), options);
+    expect(memo.has('team-a/web-1')).toBe(false);
+    // A DELETED first sight leaves nothing behind.
+    decode('DELETED', apiPod({ rv: '7', name: 'web-9' }), options);
+    expect(memo.has('team-a/web-9')).toBe(false);
+    expect(memo.size).toBe(1);
+  });
+
+  it(`specMemo, from ${WALK_FROM} objects: lines are walked, and a spec whose bytes have the remembered digest is not parsed`, () => {
+    const memo = bigMemo();
+    const options = { dropManagedFields: true, specMemo: memo };
+    const first = decode('ADDED', apiPod({ rv: '1' }), options);
+    expect(first).toEqual(withoutManagedFields(apiPod({ rv: '1' })));
     expect(memo.get('team-a/web-1')).toEqual({ bytes: { digest: expect.any(String), length: JSON.stringify(first.spec).length }, spec: first.spec });
 
-    // From then on the digest finds it without parsing the spec bytes.
-    const again = decode('MODIFIED', apiPod({ rv: '2b', phase: 'Running' }), options);
-    expect(again.spec).toBe(first.spec);
+    const statusChange = decode('MODIFIED', apiPod({ rv: '2', phase: 'Failed' }), options);
+    expect(statusChange).toEqual(withoutManagedFields(apiPod({ rv: '2', phase: 'Failed' })));
+    expect(statusChange.spec).toBe(first.spec);
 
     // Same length, other bytes: the digest tells them apart.
     const specChange = decode('MODIFIED', apiPod({ rv: '3', image: 'nginx:2' }), options);
@@ -70,35 +99,31 @@ describe('ScannedWatchEvent decode options', () => {
     expect(memo.get('team-a/web-1')?.spec).toBe(longer.spec);
 
     // Another object with the same spec bytes gets the spec decoded for it, not another's.
-    const other = decode('ADDED', apiPod({ rv: '5', name: 'web-2' }), options);
-    expect(other.spec).not.toBe(first.spec);
-    expect(memo.size).toBe(2);
+    const other = decode('ADDED', apiPod({ rv: '5', name: 'web-2', image: 'registry.example/nginx:1.27' }), options);
+    expect(other.spec).not.toBe(longer.spec);
+    expect(memo.size).toBe(WALK_FROM + 2);
 
     decode('DELETED', apiPod({ rv: '6', image: 'registry.example/nginx:1.27' }), options);
     expect(memo.has('team-a/web-1')).toBe(false);
   });
 
-  it('specMemo: the first change after a whole parse keeps a new spec when it differs from the remembered one', () => {
+  it('specMemo: a spec remembered without a digest (while the set was small) is compared once walked, then gets its digest', () => {
     const memo = new Map<string, DecodedSpec>();
     const options = { dropManagedFields: true, specMemo: memo };
     const first = decode('ADDED', apiPod({ rv: '1' }), options);
-    const changed = decode('MODIFIED', apiPod({ rv: '2', image: 'nginx:2' }), options);
-    expect(changed).toEqual(withoutManagedFields(apiPod({ rv: '2', image: 'nginx:2' })));
-    expect(changed.spec).not.toBe(first.spec);
-    expect(memo.get('team-a/web-1')).toEqual({ bytes: { digest: expect.any(String), length: JSON.stringify(changed.spec).length }, spec: changed.spec });
-    // A DELETED first sight leaves nothing behind.
-    decode('DELETED', apiPod({ rv: '3', name: 'web-9' }), options);
-    expect(memo.has('team-a/web-9')).toBe(false);
-  });
+    const second = decode('ADDED', apiPod({ rv: '2', name: 'web-2' }), options);
+    for (const [key, value] of bigMemo()) memo.set(key, value);
 
-  it(`specMemo: once it holds ${WALK_FIRST_SIGHTS_FROM} objects, a first sight is walked and its digest remembered at once`, () => {
-    const memo = new Map<string, DecodedSpec>();
-    for (let i = 0; i < WALK_FIRST_SIGHTS_FROM; i++) memo.set(`team-a/other-${i}`, { spec: {} });
-    const options = { dropManagedFields: true, specMemo: memo };
-    const first = decode('ADDED', apiPod({ rv: '1' }), options);
-    expect(first).toEqual(withoutManagedFields(apiPod({ rv: '1' })));
+    const statusChange = decode('MODIFIED', apiPod({ rv: '3', phase: 'Failed' }), options);
+    expect(statusChange).toEqual(withoutManagedFields(apiPod({ rv: '3', phase: 'Failed' })));
+    expect(statusChange.spec).toBe(first.spec);
     expect(memo.get('team-a/web-1')).toEqual({ bytes: { digest: expect.any(String), length: JSON.stringify(first.spec).length }, spec: first.spec });
-    expect(decode('MODIFIED', apiPod({ rv: '2', phase: 'Failed' }), options).spec).toBe(first.spec);
+    expect(decode('MODIFIED', apiPod({ rv: '4' }), options).spec).toBe(first.spec);
+
+    const changed = decode('MODIFIED', apiPod({ rv: '5', name: 'web-2', image: 'nginx:2' }), options);
+    expect(changed).toEqual(withoutManagedFields(apiPod({ rv: '5', name: 'web-2', image: 'nginx:2' })));
+    expect(changed.spec).not.toBe(second.spec);
+    expect(memo.get('team-a/web-2')).toEqual({ bytes: { digest: expect.any(String), length: JSON.stringify(changed.spec).length }, spec: changed.spec });
   });
 
   it('agrees with JSON.parse on generated pods whose strings hold quotes, backslashes, braces and UTF-8', () => {
@@ -106,7 +131,7 @@ describe('ScannedWatchEvent decode options', () => {
     const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     const alphabet = ['a', '"', '\\', '{', '}', '[', ']', ',', ':', 'ü', '🚀', ' ', '\n', '\u0000'];
     const text = (): string => Array.from({ length: Math.floor(random() * 12) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
-    const memo = new Map<string, DecodedSpec>();
+    const memo = bigMemo();
     let extra: unknown = [text()];
     let previous: unknown;
     let reused = 0;
@@ -125,7 +150,7 @@ describe('ScannedWatchEvent decode options', () => {
   });
 
   it('decodes a line with two spec keys as JSON.parse does (the last wins), and neither uses nor fills the memo with it', () => {
-    const memo = new Map<string, DecodedSpec>();
+    const memo = bigMemo();
     const options = { specMemo: memo };
     const first = decode('ADDED', apiPod({ rv: '1' }), options);
     const pod = JSON.stringify(apiPod({ rv: '2' }));
@@ -140,7 +165,7 @@ describe('ScannedWatchEvent decode options', () => {
   it('falls back to the whole line when the cut one does not parse, and reports the line as usual', () => {
     const bytes = Buffer.from(JSON.stringify({ type: 'MODIFIED', object: apiPod() }).replace('"phase":"Running"', '"phase":Running'));
     const head = scanWatchHead(bytes, 0, bytes.length)!;
-    const event = new ScannedWatchEvent(head, bytes, 9, 'GET /api/v1/pods', { dropManagedFields: true, specMemo: new Map() });
+    const event = new ScannedWatchEvent(head, bytes, 9, 'GET /api/v1/pods', { dropManagedFields: true, specMemo: bigMemo() });
     expect(() => event.decodeObject()).toThrow(/^watch GET \/api\/v1\/pods: line 9 is not valid JSON/);
   });
 });
