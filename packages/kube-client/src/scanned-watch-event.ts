@@ -105,8 +105,8 @@ export class ScannedWatchEvent {
 
   /**
    * After a trimmed parse: puts the remembered spec in place when the bytes said it is unchanged —
-   * by digest, or (the first change after the object was parsed whole, when no digest is known yet)
-   * by comparing the parsed spec with it — and remembers the digest of this line's spec bytes.
+   * by digest, or (a spec remembered while the set was small, without a digest) by comparing the parsed
+   * spec with it — and remembers the digest of this line's spec bytes.
    */
   #adoptSpec(object: Record<string, unknown>, trimmed: Trimmed, remembered: DecodedSpec | undefined, key: string | undefined): void {
     const bytes = trimmed.specBytes;
