@@ -88,35 +88,27 @@ export class ScannedWatchEvent {
       throw this.#bad('decodes to something other than its head (duplicate keys?)');
     }
     const object = trimmed === undefined && dropManagedFields ? stripManagedFields(decoded) : decoded;
-    if (specMemo !== undefined && key !== undefined) {
-      if (head.type === 'DELETED') specMemo.delete(key);
-      else if (trimmed === undefined && remembered?.bytes === undefined) this.#rememberParsed(object, remembered, specMemo, key);
-    }
-    if (trimmed !== undefined) this.#adoptSpec(object, trimmed, remembered, key);
+    this.#settleSpec(object, trimmed, remembered, key);
     this.#object = object;
     return object;
   }
 
-  /** After a whole parse (no digest known): shares the remembered spec when equal, else remembers this one. */
-  #rememberParsed(object: Record<string, unknown>, remembered: DecodedSpec | undefined, memo: Map<string, DecodedSpec>, key: string): void {
-    if (remembered !== undefined && jsonEqual(object.spec, remembered.spec)) object.spec = remembered.spec;
-    else memo.set(key, { spec: object.spec });
-  }
-
   /**
-   * After a trimmed parse: puts the remembered spec in place when the bytes said it is unchanged —
-   * by digest, or (a spec remembered while the set was small, without a digest) by comparing the parsed
-   * spec with it — and remembers the digest of this line's spec bytes.
+   * Puts the remembered spec in place when this one is unchanged — said by the digest of its bytes
+   * (`trimmed.reused`), or, when no digest is remembered, by comparing the parsed spec with it — then
+   * remembers what the next change needs: the spec, with this line's digest when the line was walked.
+   * DELETED forgets the object. A walked line without a digest (two `spec` keys) leaves the memo alone.
    */
-  #adoptSpec(object: Record<string, unknown>, trimmed: Trimmed, remembered: DecodedSpec | undefined, key: string | undefined): void {
-    const bytes = trimmed.specBytes;
-    if (remembered !== undefined) {
-      const same = trimmed.reused || (bytes !== undefined && remembered.bytes === undefined && jsonEqual(object.spec, remembered.spec));
-      if (same) object.spec = remembered.spec;
+  #settleSpec(object: Record<string, unknown>, trimmed: Trimmed | undefined, remembered: DecodedSpec | undefined, key: string | undefined): void {
+    if (remembered !== undefined && (trimmed?.reused === true || (remembered.bytes === undefined && jsonEqual(object.spec, remembered.spec)))) {
+      object.spec = remembered.spec;
     }
     const memo = this.#options.specMemo;
-    if (memo === undefined || key === undefined || this.head.type === 'DELETED' || trimmed.reused || bytes === undefined) return;
-    memo.set(key, { bytes, spec: object.spec });
+    if (memo === undefined || key === undefined) return;
+    if (this.head.type === 'DELETED') memo.delete(key);
+    else if (trimmed === undefined) {
+      if (object.spec !== remembered?.spec) memo.set(key, { spec: object.spec });
+    } else if (!trimmed.reused && trimmed.specBytes !== undefined) memo.set(key, { bytes: trimmed.specBytes, spec: object.spec });
   }
 
   /**
