@@ -25,6 +25,7 @@ export { exponentialBackoff } from './backoff.js';
 export type { LinkedSignal } from './linked.js';
 export { linked, withTimeout } from './linked.js';
 export { safeUrl } from './safe-url.js';
+export { copyWith } from './copy-with.js';
 export { deepFreeze } from './deep-freeze.js';
 export { jsonEqual } from './json-equal.js';
 export { stripManagedFields } from './strip-managed-fields.js';

@@ -131,8 +131,9 @@ export class ScannedWatchEvent {
       digest = this.#soleSpec(bytes, layout) ? specDigest(bytes, layout.spec!) : undefined;
     }
     const cuts: Cut[] = [];
-    if (this.#options.dropManagedFields === true && layout.managedFields !== undefined) cuts.push({ ...layout.managedFields, text: EMPTY });
-    if (reused && layout.spec !== undefined) cuts.push({ ...layout.spec, text: NULL });
+    // Cuts spelled out, not `{ ...range, text }`: such spreads get a V8 map each (see core's copyWith).
+    if (this.#options.dropManagedFields === true && layout.managedFields !== undefined) cuts.push(cut(layout.managedFields, EMPTY));
+    if (reused && layout.spec !== undefined) cuts.push(cut(layout.spec, NULL));
     // managedFields (in metadata) comes before spec: the cuts are in order.
     const text = cutText(bytes, cuts);
     if (digest === undefined || layout.spec === undefined) return { text, reused };
@@ -180,6 +181,8 @@ interface Cut {
   readonly end: number;
   readonly text: Buffer;
 }
+
+const cut = (range: ByteRange, text: Buffer): Cut => ({ start: range.start, end: range.end, text });
 
 const EMPTY = Buffer.alloc(0);
 const SPEC_KEY = Buffer.from(',"spec":');

@@ -1,4 +1,4 @@
-import { ANNOTATIONS, type Pod, type PodStatus, type Toleration } from '@podconfig/core';
+import { ANNOTATIONS, copyWith, type Pod, type PodStatus, type Toleration } from '@podconfig/core';
 import { computePodUid } from './compute-pod-uid.js';
 import type { DecodeOptions } from './manifest-origin.js';
 
@@ -16,9 +16,9 @@ export function applyKubeletDefaults(pod: Pod, options: DecodeOptions): void {
   if (!metadata.namespace) metadata.namespace = 'default';
   const spec = (pod.spec ??= { containers: [] });
   spec.nodeName = options.nodeName;
-  metadata.annotations = { ...metadata.annotations, [ANNOTATIONS.configHash]: uid };
+  metadata.annotations = copyWith(metadata.annotations, { [ANNOTATIONS.configHash]: uid });
   if (options.origin.kind === 'file') spec.tolerations = addOrUpdateToleration(spec.tolerations ?? [], NO_EXECUTE);
-  (pod as { status?: PodStatus }).status = { ...pod.status, phase: 'Pending' };
+  (pod as { status?: PodStatus }).status = copyWith(pod.status, { phase: 'Pending' });
 }
 
 /** Tolerates every NoExecute taint, so a node condition never evicts a static pod. */

@@ -1,4 +1,4 @@
-import { ANNOTATIONS, deepFreeze, jsonEqual, LOCAL_ANNOTATIONS, type Pod, type SourceName } from '@podconfig/core';
+import { ANNOTATIONS, copyWith, deepFreeze, jsonEqual, LOCAL_ANNOTATIONS, type Pod, type SourceName } from '@podconfig/core';
 import { deepEqual } from './deep-equal.js';
 
 /** What {@link checkAndUpdatePod} found: the bucket the stored pod goes into, or `none`. */
@@ -71,11 +71,11 @@ export function checkAndUpdatePod(existing: Pod, ref: Pod, source: SourceName): 
   if (!exactStatus) setOrDelete(next, 'status', ref.status);
   if (!semantic) return { change: 'reconcile', pod: deepFreeze(next) };
 
-  const annotations: Record<string, string> = {
-    ...refMeta.annotations,
+  // copyWith, not a spread: the copies share one V8 map (see copyWith).
+  const annotations: Record<string, string> = copyWith(refMeta.annotations, {
     [ANNOTATIONS.configSource]: source,
     [ANNOTATIONS.configSeen]: meta.annotations?.[ANNOTATIONS.configSeen] ?? '',
-  };
+  });
   for (const key of LOCAL_ANNOTATIONS) {
     const value = meta.annotations?.[key];
     if (value !== undefined) annotations[key] = value;

@@ -2,7 +2,7 @@ import {
   ANNOTATIONS, PodSnapshot,
   type ObjectMeta, type Pod, type PodSetUpdate, type PodUpdate, type SourceName,
 } from '@podconfig/core';
-import { InstantClock, makePod, seededRandom } from '@podconfig/testing';
+import { InstantClock, makePod, sameHiddenClass, seededRandom } from '@podconfig/testing';
 import { coalescePodSets } from '@podconfig/core';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -414,6 +414,28 @@ describe(PodMerger.name, () => {
       expect(merger.stats().sources.file).toEqual({ pods: 0, dropped: 0, duplicateNames: 0, duplicateUids: 1, merges: 2, deltaMerges: 0 });
       expect(merger.stats().sources.api).toBeUndefined();
     });
+  });
+
+  it('stores the annotations of every pod, and of every version, with one V8 hidden class', () => {
+    // A map per stored pod would make each read of its annotations megamorphic, and leave a map per
+    // change in the old generation. Object spreads that add keys did that after the first few changes.
+    const { merger } = newMerger();
+    const decoded = (name: string, seq: number): Pod =>
+      JSON.parse(JSON.stringify(makePod(name, { annotations: { 'example.com/seq': String(seq) }, resourceVersion: String(seq) }))) as Pod;
+    const names = ['a', 'b', 'c'];
+    let pods = snap(names.map((name) => decoded(name, 0)));
+    merger.merge(set(pods, 'api'));
+    const annotationsOf = (): Record<string, string>[] => merger.pods('api').map((p) => p.metadata!.annotations!);
+    const firstVersions = annotationsOf();
+    for (let seq = 1; seq <= 100; seq++) {
+      const name = names[seq % names.length]!;
+      const base = pods;
+      pods = pods.with(`default/${name}`, decoded(name, seq));
+      expect(ops(merger.merge({ source: 'api', op: 'SET', pods, changes: { base, keys: new Set([`default/${name}`]) } }))).toEqual([`UPDATE:${name}`]);
+    }
+    const latest = annotationsOf();
+    expect(latest.map((a) => a['example.com/seq'])).toEqual(['99', '100', '98']);
+    for (const annotations of [...firstVersions, ...latest]) expect(sameHiddenClass(annotations, latest[0]!)).toBe(true);
   });
 });
 

@@ -1,5 +1,5 @@
 import {
-  ANNOTATIONS, deepFreeze, podRef, podUid,
+  ANNOTATIONS, copyWith, deepFreeze, podRef, podUid,
   type Clock, type Pod, type PodSetUpdate, type PodSnapshot, type PodUpdate, type SourceName,
 } from '@podconfig/core';
 import type { Logger } from 'pino';
@@ -187,18 +187,13 @@ export class PodMerger {
    * shared with (and freezes) the snapshot's pod.
    */
   #adopt(pod: Pod, source: SourceName, seen: string): Pod {
-    const metadata = pod.metadata ?? {};
-    return deepFreeze({
-      ...pod,
-      metadata: {
-        ...metadata,
-        annotations: {
-          ...metadata.annotations,
-          [ANNOTATIONS.configSource]: source,
-          [ANNOTATIONS.configSeen]: seen,
-        },
-      },
+    // copyWith, not spreads: a pod's metadata may lack annotations, and its annotations lack these keys;
+    // copies made with spreads would each get a V8 map of their own (see copyWith).
+    const annotations = copyWith(pod.metadata?.annotations, {
+      [ANNOTATIONS.configSource]: source,
+      [ANNOTATIONS.configSeen]: seen,
     });
+    return deepFreeze(copyWith(pod, { metadata: copyWith(pod.metadata, { annotations }) }));
   }
 
   #reportDrops(source: SourceName, state: SourceState, next: PodSnapshot, change: IndexChange): void {
