@@ -1,3 +1,4 @@
+import { sameHiddenClass } from '@podconfig/testing';
 import { describe, expect, it } from 'vitest';
 import { readObjectLayout } from './object-layout.js';
 
@@ -21,7 +22,7 @@ describe(readObjectLayout.name, () => {
     };
     const buf = bytesOf(object);
     const layout = readObjectLayout(buf, 0, buf.length);
-    expect(layout?.specAssumed).toBeUndefined();
+    expect(layout?.specAssumed).toBe(false);
     expect(JSON.parse(slice(buf, layout?.spec))).toEqual(object.spec);
     expect(JSON.parse(cut(buf, layout!.managedFields!))).toEqual({ ...object, metadata: { name: 'web', annotations: { note: TRICKY } } });
   });
@@ -37,8 +38,9 @@ describe(readObjectLayout.name, () => {
 
   it('reads an object without managedFields or spec, and an empty one', () => {
     const buf = bytesOf({ kind: 'ConfigMap', metadata: { name: 'x' }, data: { a: '1' }, count: 3, ok: true, none: null });
-    expect(readObjectLayout(buf, 0, buf.length)).toEqual({});
-    expect(readObjectLayout(Buffer.from('{}'), 0, 2)).toEqual({});
+    const none = { managedFields: undefined, spec: undefined, specAssumed: false };
+    expect(readObjectLayout(buf, 0, buf.length)).toStrictEqual(none);
+    expect(readObjectLayout(Buffer.from('{}'), 0, 2)).toStrictEqual(none);
   });
 
   it('finds the object inside a watch line by its range', () => {
@@ -52,10 +54,25 @@ describe(readObjectLayout.name, () => {
     const buf = bytesOf({ metadata: { name: 'web' }, spec: { a: 1 }, status: {} });
     const real = readObjectLayout(buf, 0, buf.length)!.spec!;
     const length = real.end - real.start;
-    expect(readObjectLayout(buf, 0, buf.length, length)).toEqual({ spec: real, specAssumed: true });
+    expect(readObjectLayout(buf, 0, buf.length, length)).toStrictEqual({ managedFields: undefined, spec: real, specAssumed: true });
     // One byte off: the assumed end is not a value's end, so the spec is scanned.
-    expect(readObjectLayout(buf, 0, buf.length, length - 1)).toEqual({ spec: real });
-    expect(readObjectLayout(buf, 0, buf.length, 10_000)).toEqual({ spec: real });
+    const scanned = { managedFields: undefined, spec: real, specAssumed: false };
+    expect(readObjectLayout(buf, 0, buf.length, length - 1)).toStrictEqual(scanned);
+    expect(readObjectLayout(buf, 0, buf.length, 10_000)).toStrictEqual(scanned);
+  });
+
+  it('gives every layout one V8 hidden class, with or without managedFields and an assumed spec', () => {
+    const withAll = bytesOf({ metadata: { name: 'web', managedFields: [{ manager: 'm' }] }, spec: { a: 1 } });
+    const first = readObjectLayout(withAll, 0, withAll.length)!;
+    const specLength = first.spec!.end - first.spec!.start;
+    const others = [
+      ...Array.from({ length: 50 }, () => readObjectLayout(withAll, 0, withAll.length, specLength)!),
+      readObjectLayout(withAll, 0, withAll.length)!,
+      readObjectLayout(bytesOf({ metadata: { name: 'web' } }), 0, bytesOf({ metadata: { name: 'web' } }).length)!,
+      readObjectLayout(Buffer.from('{}'), 0, 2)!,
+    ];
+    expect(others[0]!.specAssumed).toBe(true);
+    expect(others.filter((layout) => !sameHiddenClass(first, layout))).toHaveLength(0);
   });
 
   it('gives up on bytes that are not compact JSON members (the caller parses the whole line)', () => {

@@ -10,18 +10,21 @@ export interface ByteRange {
   readonly end: number;
 }
 
-/** Where two parts of an object's compact JSON are in its line. */
+/**
+ * Where two parts of an object's compact JSON are in its line. Every layout has all three members (one
+ * V8 hidden class for all of them: they are read on every walked watch event).
+ */
 export interface ObjectLayout {
   /** `metadata.managedFields` with the comma that joins it to its neighbour: cut it and the rest still parses. */
-  readonly managedFields?: ByteRange;
+  readonly managedFields: ByteRange | undefined;
   /** The value of the top-level `spec` (an object). */
-  readonly spec?: ByteRange;
+  readonly spec: ByteRange | undefined;
   /**
    * The `spec` range was not scanned but taken from the `specLength` given: right only if its bytes are
    * those of a complete value seen before (the caller compares their digest), else read the layout again
    * without it.
    */
-  readonly specAssumed?: boolean;
+  readonly specAssumed: boolean;
 }
 
 /**
@@ -37,7 +40,7 @@ export function readObjectLayout(buf: Buffer, at: number, end: number, specLengt
   const last = end - 1;
   let managedFields: ByteRange | undefined;
   let i = at + 1;
-  if (i === last) return {};
+  if (i === last) return layout(undefined, undefined, false);
   for (;;) {
     const keyEnd = keyEndAt(buf, i, last);
     if (keyEnd < 0) return undefined;
@@ -46,12 +49,12 @@ export function readObjectLayout(buf: Buffer, at: number, end: number, specLengt
       if (specLength !== undefined) {
         const assumedEnd = valueStart + specLength;
         if (assumedEnd <= last && buf[assumedEnd - 1] === CLOSE_BRACE && (assumedEnd === last || buf[assumedEnd] === COMMA)) {
-          return { ...withRange(managedFields), spec: { start: valueStart, end: assumedEnd }, specAssumed: true };
+          return layout(managedFields, { start: valueStart, end: assumedEnd }, true);
         }
       }
       const valueEnd = valueEndAt(buf, valueStart, last);
       if (valueEnd < 0 || (valueEnd !== last && buf[valueEnd] !== COMMA)) return undefined;
-      return { ...withRange(managedFields), spec: { start: valueStart, end: valueEnd } }; // status, after it, is not needed
+      return layout(managedFields, { start: valueStart, end: valueEnd }, false); // status, after it, is not needed
     }
     let valueEnd: number;
     if (sameBytes(buf, i + 1, keyEnd, METADATA) && buf[valueStart] === OPEN_BRACE) {
@@ -67,19 +70,17 @@ export function readObjectLayout(buf: Buffer, at: number, end: number, specLengt
     if (buf[valueEnd] !== COMMA) return undefined;
     i = valueEnd + 1;
   }
-  return withRange(managedFields);
+  return layout(managedFields, undefined, false);
 }
 
-/** `{ managedFields }` when there is one (optional properties stay absent, not `undefined`). */
-function withRange(managedFields: ByteRange | undefined): { managedFields?: ByteRange } {
-  return managedFields === undefined ? {} : { managedFields };
-}
+const layout = (managedFields: ByteRange | undefined, spec: ByteRange | undefined, specAssumed: boolean): ObjectLayout =>
+  ({ managedFields, spec, specAssumed });
 
 /** `metadata`'s object at `at`: where it ends, and its `managedFields` member (walked, not decoded). */
-function readMetadata(buf: Buffer, at: number, end: number): { end: number; managedFields?: ByteRange } | undefined {
+function readMetadata(buf: Buffer, at: number, end: number): { end: number; managedFields: ByteRange | undefined } | undefined {
   let managedFields: ByteRange | undefined;
   let i = at + 1;
-  if (buf[i] === CLOSE_BRACE) return { end: i + 1 };
+  if (buf[i] === CLOSE_BRACE) return { end: i + 1, managedFields };
   for (;;) {
     const keyEnd = keyEndAt(buf, i, end);
     if (keyEnd < 0) return undefined;
@@ -91,7 +92,7 @@ function readMetadata(buf: Buffer, at: number, end: number): { end: number; mana
         ? { start: i - 1, end: valueEnd }
         : { start: i, end: buf[valueEnd] === COMMA ? valueEnd + 1 : valueEnd };
     }
-    if (buf[valueEnd] === CLOSE_BRACE) return { end: valueEnd + 1, ...withRange(managedFields) };
+    if (buf[valueEnd] === CLOSE_BRACE) return { end: valueEnd + 1, managedFields };
     if (buf[valueEnd] !== COMMA) return undefined;
     i = valueEnd + 1;
   }
