@@ -48,7 +48,7 @@ type Decoded = { readonly pod: Pod } | { readonly error: PodConfigError };
  * result when the bytes are unchanged, so an unchanged file yields the very same `Pod` object),
  * applies per-file last-known-good (D4) and first-file-wins for duplicate keys (D1).
  * Entries are consumed one at a time and their bytes are not kept (only a SHA-256 per file and the
- * decoded result), so with a lazy scan a build holds one file's bytes at a time.
+ * decoded result), so a build holds no more files' bytes than the scan reads ahead.
  * State is per file path and lives as long as the source.
  */
 export class ManifestSetBuilder {

@@ -4,7 +4,7 @@ import { PodConfigError } from '@podconfig/core';
 import { podManifestYaml, tempDir } from '@podconfig/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { manifestNameFilter } from './manifest-name-filter.js';
-import { scanManifestPath, type ScannedEntry } from './scan-manifest-path.js';
+import { READ_AHEAD, scanManifestPath, type ScannedEntry } from './scan-manifest-path.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -22,19 +22,35 @@ const signal = new AbortController().signal;
 const text = (entry: ScannedEntry | undefined): string => (entry?.kind === 'manifest' ? entry.data.toString() : `<${entry?.kind}>`);
 
 describe('scanManifestPath', () => {
-  it('reads each manifest of a directory only when its entry is asked for', async () => {
+  it('reads a directory\'s manifests at most READ_AHEAD entries ahead of the one asked for', async () => {
     const dir = await makeDir();
-    await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
-    await writeFile(join(dir, 'b.yaml'), podManifestYaml('b'));
+    const names = Array.from({ length: READ_AHEAD + 2 }, (_, i) => `m${i}`);
+    for (const name of names) await writeFile(join(dir, `${name}.yaml`), podManifestYaml(name));
     const result = await scanManifestPath(dir, { filter, maxEntries: 10 }, signal);
     if (result.mode !== 'directory') throw new Error(`expected a directory, got ${result.mode}`);
     const read: string[] = [];
+    const last = names.at(-1)!;
     for await (const entry of result.entries) {
       read.push(text(entry));
-      // b.yaml has not been read yet when a.yaml is handed out: what it holds now is what the scan reads.
-      if (read.length === 1) await writeFile(join(dir, 'b.yaml'), podManifestYaml('b', { image: 'later:1' }));
+      // The last file is READ_AHEAD + 1 entries behind the first: not read yet when the first is handed out,
+      // so what it holds now is what the scan reads.
+      if (read.length === 1) await writeFile(join(dir, `${last}.yaml`), podManifestYaml(last, { image: 'later:1' }));
     }
-    expect(read).toEqual([podManifestYaml('a'), podManifestYaml('b', { image: 'later:1' })]);
+    expect(read).toEqual([...names.slice(0, -1).map((name) => podManifestYaml(name)), podManifestYaml(last, { image: 'later:1' })]);
+  });
+
+  it('stops at an abort with reads still ahead, leaving none of them unhandled', async () => {
+    const dir = await makeDir();
+    for (let i = 0; i < 3 * READ_AHEAD; i++) await writeFile(join(dir, `m${i}.yaml`), podManifestYaml(`m${i}`));
+    const controller = new AbortController();
+    const result = await scanManifestPath(dir, { filter, maxEntries: 100 }, controller.signal);
+    if (result.mode !== 'directory') throw new Error(`expected a directory, got ${result.mode}`);
+    const iterator = result.entries[Symbol.asyncIterator]();
+    expect(text((await iterator.next()).value)).toBe(podManifestYaml('m0'));
+    controller.abort(new Error('stop'));
+    await expect(iterator.next()).rejects.toThrow('stop');
+    // The reads that were ahead settle (rejecting with the abort) after this; an unhandled one fails the run.
+    await new Promise((resolve) => setTimeout(resolve, 50));
   });
 
   it('lists entries in byte order of the full path, skipped ones included', async () => {
