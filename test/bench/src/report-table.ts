@@ -62,7 +62,8 @@ export function targets(doc: BenchDocument): Target[] {
   for (const [id, min] of eps) {
     out.push({ what: `${id}: events/s ÷ limit`, value: ratio(get(id, 'podconfig')?.eventsPerSec, get(id, 'limit')?.eventsPerSec), limit: min, atMost: false });
   }
-  for (const [id] of eps) {
+  // The file source's initial set counts too: the issue's first-set target names no scenario.
+  for (const id of [...eps.map(([scenario]) => scenario), 'file-1000']) {
     out.push({ what: `${id}: first set ÷ limit`, value: ratio(get(id, 'podconfig')?.ttfsMs, get(id, 'limit')?.ttfsMs), limit: 1.2, atMost: true });
   }
   out.push({ what: 'cluster-50000: peak RSS ÷ limit', value: ratio(get('cluster-50000', 'podconfig')?.peakRssMb, get('cluster-50000', 'limit')?.peakRssMb), limit: 1.3, atMost: true });
