@@ -16,7 +16,15 @@ export interface IndexChange {
   readonly uids: ReadonlySet<string>;
   /** Keys that became dropped, or are now dropped for another reason or winner; sorted by key. */
   readonly drops: readonly DropReport[];
+  /**
+   * The new snapshot's pod for each changed key that has one, as read while applying the change: the
+   * merger takes accepted pods from here before asking the snapshot (a lookup in a big immutable map
+   * costs about a microsecond). Empty after a rebuild.
+   */
+  readonly read: ReadonlyMap<string, Pod>;
 }
+
+const NOTHING_READ: ReadonlyMap<string, Pod> = new Map();
 
 interface Drop {
   readonly reason: DropReason;
@@ -139,7 +147,7 @@ export class AcceptedPodIndex {
     this.#uids = uids;
     this.#uidWinner = uidWinner;
     this.#dropped = dropped;
-    return { uids: changed, drops: drops.sort(byKey) };
+    return { uids: changed, drops: drops.sort(byKey), read: NOTHING_READ };
   }
 
   /**
@@ -163,10 +171,12 @@ export class AcceptedPodIndex {
 
     const names = new Set<string>();
     const uids = new Set<string>();
+    const read = new Map<string, Pod>();
     for (const key of keys) {
       const old = base.get(key);
       const pod = next.get(key);
       if (old === pod) continue;
+      if (pod !== undefined) read.set(key, pod);
       if (old !== undefined && pod !== undefined && this.#soleAndUnchanged(key, old, pod)) {
         // The common watch event: a new version of a pod alone with its full name and UID. What is
         // accepted does not change, only the pod: the merger re-diffs its UID.
@@ -234,7 +244,7 @@ export class AcceptedPodIndex {
       const drop = this.#dropped.get(key);
       if (drop !== undefined && !sameDrop(old, drop)) drops.push({ key, ...drop });
     }
-    return { uids, drops: drops.sort(byKey) };
+    return { uids, drops: drops.sort(byKey), read };
   }
 
   /** `key` keeps its full name and UID from `old` to `pod`, and is the only key with either. */

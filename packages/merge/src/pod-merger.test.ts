@@ -5,7 +5,7 @@ import {
 import { InstantClock, makePod, sameHiddenClass, seededRandom } from '@podconfig/testing';
 import { coalescePodSets } from '@podconfig/core';
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PodMerger } from './pod-merger.js';
 
 const SEEN_LAYOUT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}(Z|[+-]\d{2}:\d{2})$/;
@@ -549,6 +549,31 @@ function checkInvariants(merger: PodMerger, pods: PodSnapshot): void {
 }
 
 describe(`${PodMerger.name} delta path`, () => {
+  it('reads each changed pod from the new snapshot once (a lookup in a big immutable map costs about a microsecond)', () => {
+    const { merger } = newMerger();
+    const names = Array.from({ length: 20 }, (_, i) => `p${i}`);
+    const base = snap(names.map((name) => makePod(name)));
+    merger.merge(set(base, 'api'));
+    const changed = names.filter((_, i) => i % 2 === 0);
+    let next = base;
+    for (const name of changed) next = next.with(`default/${name}`, makePod(name, { phase: 'Running' }));
+    const keys = new Set(changed.map((name) => `default/${name}`));
+    // The method itself, taken before the spy replaces it.
+    const original = Object.getOwnPropertyDescriptor(PodSnapshot.prototype, 'get')?.value as (this: PodSnapshot, key: string) => Pod | undefined;
+    const reads: string[] = [];
+    const spy = vi.spyOn(PodSnapshot.prototype, 'get').mockImplementation(function (this: PodSnapshot, key: string) {
+      if (this === next) reads.push(key);
+      return original.call(this, key);
+    });
+    try {
+      const updates = merger.merge({ source: 'api', op: 'SET', pods: next, changes: { base, keys } });
+      expect(ops(updates)).toEqual([`RECONCILE:${[...changed].sort().join(',')}`]);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(reads.sort()).toEqual([...keys].sort());
+  });
+
   it('gives the same output, state and counters with change keys as without, over random event sequences (D17)', () => {
     const SEEDS = 80;
     const STEPS = 50;

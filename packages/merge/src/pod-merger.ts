@@ -103,7 +103,7 @@ export class PodMerger {
     const reconciles: Pod[] = [];
     for (const uid of change.uids) {
       const key = state.index.acceptedKey(uid);
-      const pod = key === undefined ? undefined : next.get(key);
+      const pod = key === undefined ? undefined : (change.read.get(key) ?? next.get(key));
       const stored = state.stored.get(uid);
       if (pod === undefined) {
         if (stored !== undefined) {
