@@ -80,7 +80,7 @@ async function clientgoReports(p: ChildProcessLines, events: number, maxStreamMs
 async function runApiClient(
   client: ClientName, s: ApiScenario, server: WorkloadProcess, kubeconfig: string,
 ): Promise<RunMetrics> {
-  await server.call('arm', { rate: s.rate });
+  await server.call('arm', { rate: s.rate, settleMs: s.settleMs ?? 0 });
   const args: ClientArgs = {
     kubeconfig, server: server.url, events: s.events, latency: s.rate > 0,
     ...(s.maxStreamMs === undefined ? {} : { maxStreamMs: s.maxStreamMs }),
@@ -119,11 +119,13 @@ async function runApiClient(
         if (sent !== undefined) latencies.push(t - sent);
       }
     }
+    // Paced events start settleMs after the initial set: count from the first one sent.
+    const eventsFrom = Math.max(first.t, stats.sendTimes[0] ?? first.t);
     return {
       ttfsMs: first.t - (stats.firstRequestAt ?? p.spawnedAt),
       // A client stopped at maxStreamMs counts the events it got through.
       // Undefined when the marker overtook the initial set (a slow handler: everything coalesced meanwhile).
-      ...(done.t > first.t ? { eventsPerSec: (done.extra?.partialSeq ?? s.events) / ((done.t - first.t) / 1000) } : {}),
+      ...(done.t > eventsFrom ? { eventsPerSec: (done.extra?.partialSeq ?? s.events) / ((done.t - eventsFrom) / 1000) } : {}),
       peakRssMb: usage.peakRssMb,
       cpuMs: usage.cpuMs,
       ...(latencies.length > 0 ? { p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), latencySamples: latencies.length } : {}),

@@ -11,6 +11,8 @@ export interface ApiScenario {
   readonly nodeName: string | undefined;
   /** Events per second; 0 = as fast as the client reads. */
   readonly rate: number;
+  /** With `rate`: the stream's quiet time between the initial set and its first event (the server's `settleMs`). */
+  readonly settleMs?: number;
   readonly clients: readonly ClientName[];
   /** podconfig's handler takes this long per call (the burst scenario). */
   readonly slowHandlerMs?: number;
@@ -44,7 +46,7 @@ export function scenarios(tiny: boolean): Scenario[] {
     { kind: 'api', id: 'cluster-50000-keep-mf', title: `cluster-50000 with --keep-managed-fields (podconfig only: memory like for like with the limit)`,
       pods: n(50_000, 500), events: n(20_000, 300), nodeName: undefined, rate: 0, clients: ['podconfig'], maxStreamMs: 30_000, keepManagedFields: true },
     { kind: 'api', id: 'latency-2000', title: `110 pods, ${n(10_000, 200)} events at 2,000 events/s (latency)`, pods: 110,
-      events: n(10_000, 200), nodeName: 'node-a', rate: 2000, clients: ALL },
+      events: n(10_000, 200), nodeName: 'node-a', rate: 2000, settleMs: n(1000, 200), clients: ALL },
     { kind: 'api', id: 'burst-slow-handler', title: `${n(5000, 300)} pods, ${n(20_000, 300)} events, handler 2 ms per call (D16)`,
       pods: n(5000, 300), events: n(20_000, 300), nodeName: 'node-a', rate: 0, clients: ['podconfig'], slowHandlerMs: 2 },
     { kind: 'file', id: 'file-1000', title: `file source, ${n(1000, 20)} manifests, one-file edits`, manifests: n(1000, 20), edits: n(5, 2) },

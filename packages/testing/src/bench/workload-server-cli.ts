@@ -7,7 +7,8 @@
  * Prints `{"url":"http://127.0.0.1:N"}` when ready, then answers JSON-line commands on stdin, one
  * line each on stdout (`{"id":…,"ok":true,"result":…}`):
  *   {"op":"load","pods":N,"events":E,"nodeName":"node-a"|null,"seed":1}   → sizes and resourceVersions
- *   {"op":"arm","rate":0}     a new session (rate > 0: events per second, with send times recorded)
+ *   {"op":"arm","rate":0,"settleMs":0}   a new session (rate > 0: events per second, with send times
+ *                             recorded, the first one settleMs after the initial set)
  *   {"op":"stats"}            the session's WorkloadSessionStats
  *   {"op":"close"}
  * Exits when stdin ends, on `close`, or on SIGTERM / SIGINT.
@@ -55,7 +56,7 @@ async function main(): Promise<void> {
         };
       }
       case 'arm':
-        server.arm({ rate: num(c.rate, 0) });
+        server.arm({ rate: num(c.rate, 0), settleMs: num(c.settleMs, 0) });
         return null;
       case 'stats':
         return server.stats();

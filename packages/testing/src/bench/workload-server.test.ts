@@ -80,6 +80,19 @@ describe(WorkloadServer.name, () => {
       expect(server.stats().sendTimes).toHaveLength(10);
     });
 
+
+    it('holds paced events for settleMs after the initial set of a watch-list', async () => {
+      server = await new WorkloadServer().start();
+      server.load(new BenchWorkload({ pods: 2, events: 3, nodeName: 'node-a' }));
+      server.arm({ rate: 5000, settleMs: 150 });
+      const lines = await readLines(`${server.url}/api/v1/pods?watch=true&sendInitialEvents=true`,
+        (l) => l.object.metadata?.annotations?.[FINAL_ANNOTATION] === 'true');
+      expect(lines.map((l) => l.type)).toEqual(['ADDED', 'ADDED', 'BOOKMARK', 'MODIFIED', 'MODIFIED', 'MODIFIED']);
+      const stats = server.stats();
+      expect(stats.sendTimes).toHaveLength(3);
+      // setTimeout may fire up to a millisecond early by the wall clock.
+      expect(stats.sendTimes[0]! - stats.initialWrittenAt!).toBeGreaterThanOrEqual(149);
+    });
     it('answers the node gate with an empty list and a watch-list that is only the end bookmark', async () => {
       server = await new WorkloadServer().start();
       server.load(new BenchWorkload({ pods: 1, events: 1, nodeName: 'node-a' }));

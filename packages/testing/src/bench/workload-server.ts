@@ -16,6 +16,13 @@ export interface WorkloadSessionOptions {
   readonly rate?: number;
   /** With `rate`: record when each event was written (for latency). Default true when `rate` > 0. */
   readonly recordSendTimes?: boolean;
+  /**
+   * With `rate`: how long the stream stays quiet before its first event, counted from the end of the initial
+   * set (watch-list) or from the watch at the list's RV (list then watch). Default 0. A latency scenario sets
+   * it so that every client is measured once it has taken in its first set: a list-then-watch client is only
+   * watching by then anyway, while a watch-list client would otherwise see the first events queue behind it.
+   */
+  readonly settleMs?: number;
 }
 
 /** What one session (one client run) looked like from the server. */
@@ -199,6 +206,11 @@ export class WorkloadServer {
       return;
     }
     const record = this.#session.recordSendTimes ?? true;
+    const settleMs = this.#session.settleMs ?? 0;
+    if (settleMs > 0) {
+      await Promise.race([new Promise((resolve) => setTimeout(resolve, settleMs)), closed]);
+      if (!alive) return;
+    }
     const start = wallNow();
     const lines = w.eventLines;
     let i = 0;
