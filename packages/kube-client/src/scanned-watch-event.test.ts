@@ -47,31 +47,35 @@ describe('ScannedWatchEvent decode options', () => {
     expect(decode('MODIFIED', pod, {})).toEqual(pod);
   });
 
-  it('specMemo, a small set: lines are parsed whole, an equal spec is the remembered object, a new one is remembered', () => {
+  it('specMemo, a small set: a first sight is parsed whole, later lines are walked: compared once, then by digest', () => {
     const memo = new Map<string, DecodedSpec>();
     const options = { dropManagedFields: true, specMemo: memo };
     const first = decode('ADDED', apiPod({ rv: '1' }), options);
     expect(first).toEqual(withoutManagedFields(apiPod({ rv: '1' })));
+    // Parsed whole: no digest yet.
     expect(memo.get('team-a/web-1')).toEqual({ spec: first.spec });
 
+    // Walked: the parsed spec is compared with the remembered one, and its digest remembered.
     const statusChange = decode('MODIFIED', apiPod({ rv: '2', phase: 'Failed' }), options);
     expect(statusChange).toEqual(withoutManagedFields(apiPod({ rv: '2', phase: 'Failed' })));
     expect(statusChange.spec).toBe(first.spec);
-    // No digest: nothing is walked while the set is small.
-    expect(memo.get('team-a/web-1')).toEqual({ spec: first.spec });
+    const digested = { bytes: { digest: expect.any(String), length: JSON.stringify(first.spec).length }, spec: first.spec };
+    expect(memo.get('team-a/web-1')).toEqual(digested);
+    expect(decode('MODIFIED', apiPod({ rv: '3', phase: 'Pending' }), options).spec).toBe(first.spec);
 
-    const specChange = decode('MODIFIED', apiPod({ rv: '3', image: 'nginx:2' }), options);
-    expect(specChange).toEqual(withoutManagedFields(apiPod({ rv: '3', image: 'nginx:2' })));
+    const specChange = decode('MODIFIED', apiPod({ rv: '4', image: 'nginx:2' }), options);
+    expect(specChange).toEqual(withoutManagedFields(apiPod({ rv: '4', image: 'nginx:2' })));
     expect(specChange.spec).not.toBe(first.spec);
-    expect(memo.get('team-a/web-1')).toEqual({ spec: specChange.spec });
-    expect(decode('MODIFIED', apiPod({ rv: '4', image: 'nginx:2' }), options).spec).toBe(specChange.spec);
+    expect(memo.get('team-a/web-1')?.spec).toBe(specChange.spec);
+    expect(decode('MODIFIED', apiPod({ rv: '5', image: 'nginx:2' }), options).spec).toBe(specChange.spec);
 
     // Another object with the same spec gets the spec decoded for it, not another's.
-    expect(decode('ADDED', apiPod({ rv: '5', name: 'web-2' }), options).spec).not.toBe(specChange.spec);
-    decode('DELETED', apiPod({ rv: '6', image: 'nginx:2' }), options);
+    expect(decode('ADDED', apiPod({ rv: '6', name: 'web-2' }), options).spec).not.toBe(specChange.spec);
+    expect(memo.get('team-a/web-2')).toEqual({ spec: expect.any(Object) });
+    decode('DELETED', apiPod({ rv: '7', image: 'nginx:2' }), options);
     expect(memo.has('team-a/web-1')).toBe(false);
     // A DELETED first sight leaves nothing behind.
-    decode('DELETED', apiPod({ rv: '7', name: 'web-9' }), options);
+    decode('DELETED', apiPod({ rv: '8', name: 'web-9' }), options);
     expect(memo.has('team-a/web-9')).toBe(false);
     expect(memo.size).toBe(1);
   });
@@ -107,7 +111,7 @@ describe('ScannedWatchEvent decode options', () => {
     expect(memo.has('team-a/web-1')).toBe(false);
   });
 
-  it('specMemo: a spec remembered without a digest (while the set was small) is compared once walked, then gets its digest', () => {
+  it('specMemo: specs remembered without a digest while the set was small are compared once walked in a big set, then get their digest', () => {
     const memo = new Map<string, DecodedSpec>();
     const options = { dropManagedFields: true, specMemo: memo };
     const first = decode('ADDED', apiPod({ rv: '1' }), options);
