@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ScannedWatchEvent, WALK_FROM } from './scanned-watch-event.js';
+import { COLD_CHANGES, ScannedWatchEvent, WALK_FROM } from './scanned-watch-event.js';
 import type { DecodedSpec, WatchDecodeOptions } from './watch-decode-options.js';
 import { scanWatchHead } from './watch-head.js';
 
@@ -40,7 +40,33 @@ const decode = (type: 'ADDED' | 'MODIFIED' | 'DELETED', object: unknown, options
   return new ScannedWatchEvent(head, bytes, 1, 'GET /api/v1/pods', options).decodeObject();
 };
 
+/** Decodes COLD_CHANGES changes in a small set of its own: from then on, this process walks small sets' changes. */
+const warmUp = (): void => {
+  const options = { dropManagedFields: true, specMemo: new Map<string, DecodedSpec>() };
+  decode('ADDED', apiPod({ name: 'warm-up' }), options);
+  for (let i = 0; i < COLD_CHANGES; i++) decode('MODIFIED', apiPod({ name: 'warm-up', rv: String(i + 2) }), options);
+};
+
+const digestOf = (spec: unknown): DecodedSpec => ({ bytes: { digest: expect.any(String) as string, length: JSON.stringify(spec).length }, spec });
+
 describe('ScannedWatchEvent decode options', () => {
+  // First in the file: it needs the process's cold changes not yet used up.
+  it(`specMemo, a small set: the process's first ${COLD_CHANGES} changes are parsed whole too, later ones walked`, () => {
+    const memo = new Map<string, DecodedSpec>();
+    const options = { dropManagedFields: true, specMemo: memo };
+    const first = decode('ADDED', apiPod({ rv: '1' }), options);
+    const cold = decode('MODIFIED', apiPod({ rv: '2', phase: 'Failed' }), options);
+    expect(cold).toEqual(withoutManagedFields(apiPod({ rv: '2', phase: 'Failed' })));
+    expect(cold.spec).toBe(first.spec);
+    expect(memo.get('team-a/web-1')).toEqual({ spec: first.spec });
+    for (let i = 0; i < COLD_CHANGES - 1; i++) decode('MODIFIED', apiPod({ rv: String(i + 3) }), options);
+    expect(memo.get('team-a/web-1')).toEqual({ spec: first.spec });
+    const warm = decode('MODIFIED', apiPod({ rv: '1000', phase: 'Failed' }), options);
+    expect(warm).toEqual(withoutManagedFields(apiPod({ rv: '1000', phase: 'Failed' })));
+    expect(warm.spec).toBe(first.spec);
+    expect(memo.get('team-a/web-1')).toEqual(digestOf(first.spec));
+  });
+
   it('dropManagedFields: the object comes without managedFields, everything else as JSON.parse gives it', () => {
     const pod = apiPod();
     expect(decode('MODIFIED', pod, { dropManagedFields: true })).toEqual(withoutManagedFields(pod));
@@ -48,6 +74,7 @@ describe('ScannedWatchEvent decode options', () => {
   });
 
   it('specMemo, a small set: a first sight is parsed whole, later lines are walked: compared once, then by digest', () => {
+    warmUp();
     const memo = new Map<string, DecodedSpec>();
     const options = { dropManagedFields: true, specMemo: memo };
     const first = decode('ADDED', apiPod({ rv: '1' }), options);
@@ -59,8 +86,7 @@ describe('ScannedWatchEvent decode options', () => {
     const statusChange = decode('MODIFIED', apiPod({ rv: '2', phase: 'Failed' }), options);
     expect(statusChange).toEqual(withoutManagedFields(apiPod({ rv: '2', phase: 'Failed' })));
     expect(statusChange.spec).toBe(first.spec);
-    const digested = { bytes: { digest: expect.any(String), length: JSON.stringify(first.spec).length }, spec: first.spec };
-    expect(memo.get('team-a/web-1')).toEqual(digested);
+    expect(memo.get('team-a/web-1')).toEqual(digestOf(first.spec));
     expect(decode('MODIFIED', apiPod({ rv: '3', phase: 'Pending' }), options).spec).toBe(first.spec);
 
     const specChange = decode('MODIFIED', apiPod({ rv: '4', image: 'nginx:2' }), options);

@@ -19,6 +19,23 @@ const NO_OPTIONS: WatchDecodeOptions = {};
 export const WALK_FROM = 1000;
 
 /**
+ * A process's first this many changes of objects in a small set are parsed whole too: until V8 has
+ * compiled the walk it runs several times slower than `JSON.parse`, and right after the first set the
+ * rest of the change path is cold as well. Walking from the first change made the first 20–90 changes
+ * at 2,000 events/s queue behind each other (over 5 ms); from the 500th, the walk warms up alone.
+ */
+export const COLD_CHANGES = 500;
+
+let coldChangesLeft = COLD_CHANGES;
+
+/** True for each of the process's first {@link COLD_CHANGES} calls. */
+function coldChange(): boolean {
+  if (coldChangesLeft === 0) return false;
+  coldChangesLeft--;
+  return true;
+}
+
+/**
  * A change event of a watch stream read only as far as its {@link WatchHead}: `decodeObject()` parses
  * the line when (and if) someone needs the object. A consumer that coalesces changes per object (the
  * cache's Reflector) never decodes an event superseded by a later one of the same object.
@@ -59,10 +76,11 @@ export class ScannedWatchEvent {
     const remembered = key === undefined ? undefined : specMemo?.get(key);
     // A first sight in a small set is parsed whole: there the walk saves little, and until the process
     // is warm it runs several times slower than the native parse (a node's initial set, cold). A change
-    // is walked: parsing its spec again and comparing it cost more than the walk once warm (at 2,000
-    // events/s, walking them took 13 % off the busy time). A big set walks first sights too
-    // (cluster-wide, most changes are an object's second version, which then finds a digest).
-    const whole = remembered === undefined && (specMemo === undefined || specMemo.size < WALK_FROM);
+    // is walked (after COLD_CHANGES): parsing its spec again and comparing it cost more than the walk once
+    // warm (at 2,000 events/s, walking them took 13 % off the busy time). A big set walks first sights
+    // too (cluster-wide, most changes are an object's second version, which then finds a digest).
+    const small = specMemo === undefined || specMemo.size < WALK_FROM;
+    const whole = small && (remembered === undefined || coldChange());
     let trimmed = whole ? undefined : this.#trimmed(bytes, remembered);
     let event: unknown;
     if (trimmed === undefined) event = this.#parseWhole(bytes);

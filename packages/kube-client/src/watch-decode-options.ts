@@ -30,9 +30,9 @@ export interface WatchDecodeOptions {
    * `spec` object also makes the next comparison of the two versions instant. Decoding an ADDED or
    * MODIFIED event remembers its `spec`; decoding a DELETED one forgets it. An object not in the memo
    * (its first sight, usually an ADDED event or the initial list) is parsed whole while the memo holds
-   * fewer than 1,000 objects, as `JSON.parse` is fastest for that; its next change is walked, its `spec`
-   * compared with the remembered one (the same object is kept when equal) and its bytes' digest
-   * remembered from then on.
+   * fewer than 1,000 objects, as `JSON.parse` is fastest for that; its next change is walked (after the
+   * process's first 500 changes, parsed whole while the process warms up), its `spec` compared with the
+   * remembered one (the same object is kept when equal) and its bytes' digest remembered from then on.
    */
   readonly specMemo?: Map<string, DecodedSpec>;
 }
