@@ -32,4 +32,9 @@ export class DeferredChangeEvent<T> implements ChangeEvent<T> {
     if ('error' in this.#decoded) throw this.#decoded.error;
     return this.#decoded.object;
   }
+
+  /** Replaced before it was applied: never decoded (see {@link ChangeEvent.discard}). */
+  discard(): void {
+    if (this.#decoded === undefined) this.#scanned.discard?.();
+  }
 }

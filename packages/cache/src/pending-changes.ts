@@ -19,10 +19,13 @@ export class PendingChanges<T> {
    * Keeps `event` as the pending change of `key`. Returns false, keeping nothing, when a DELETED is pending
    * for `key` and `event` is not one: the object came back (a new UID), and a sink keyed by something other
    * than namespace/name must see the delete; apply the pending changes first, then add it again.
+   * The change it replaces is discarded (`ChangeEvent.discard`), which throws for a line holding two
+   * events: then nothing is kept, and the caller relists.
    */
   add(key: string, event: ChangeEvent<T>): boolean {
     const pending = this.#byKey.get(key);
     if (pending?.type === 'DELETED' && event.type !== 'DELETED') return false;
+    pending?.discard?.();
     this.#byKey.set(key, pending?.type === 'ADDED' && event.type === 'MODIFIED' ? new AddedAs(event) : event);
     return true;
   }
@@ -59,5 +62,9 @@ class AddedAs<T> implements ChangeEvent<T> {
 
   get object(): T {
     return this.#event.object;
+  }
+
+  discard(): void {
+    this.#event.discard?.();
   }
 }

@@ -17,8 +17,11 @@ const pod = (name: string, rv: string, note = ''): Pod => {
   return { ...base, kind: 'Pod', apiVersion: 'v1', metadata: { ...base.metadata, resourceVersion: rv, annotations: { note } } };
 };
 
-/** What kube-client's ScannedWatchEvent is to the cache, counting decodes; `broken` lines do not decode. */
-function scanned(type: ObjectHead['type'], object: Pod, decodes: string[], broken = false): ScannedEvent {
+/**
+ * What kube-client's ScannedWatchEvent is to the cache, counting decodes and discards; `broken` lines do not
+ * decode, and hold a second event (a lost newline): discarding them throws too.
+ */
+function scanned(type: ObjectHead['type'], object: Pod, decodes: string[], broken = false, discards: string[] = []): ScannedEvent {
   const meta = object.metadata ?? {};
   const head: ObjectHead = { type, kind: 'Pod', namespace: meta.namespace ?? '', name: meta.name ?? '', resourceVersion: meta.resourceVersion ?? '' };
   return {
@@ -28,6 +31,10 @@ function scanned(type: ObjectHead['type'], object: Pod, decodes: string[], broke
       decodes.push(`${head.name}@${head.resourceVersion}`);
       if (broken) throw new PodConfigError('PODCONFIG_WATCH_DECODE', `watch GET /api/v1/pods: line ${head.resourceVersion} is not valid JSON`);
       return object as unknown as Record<string, unknown>;
+    },
+    discard: () => {
+      discards.push(`${head.name}@${head.resourceVersion}`);
+      if (broken) throw new PodConfigError('PODCONFIG_WATCH_DECODE', `watch GET /api/v1/pods: line ${head.resourceVersion} holds more than one event`);
     },
   };
 }
@@ -240,6 +247,29 @@ describe('Reflector: pending watch changes', () => {
     expect(r.reflector.status()).toMatchObject({ relists: 1, lastError: { code: 'PODCONFIG_WATCH_DECODE', message: expect.stringContaining('line 12') } });
   });
 
+  it('discards the changes it replaced, and ends the stream and relists when one of their lines holds two events', async () => {
+    const decodes: string[] = [];
+    const discards: string[] = [];
+    const opened: Opened = { watches: 0, lists: 0 };
+    const streams = [
+      [
+        bookmark('10'),
+        scanned('MODIFIED', pod('a', '11'), decodes, false, discards),
+        scanned('MODIFIED', pod('a', '12'), decodes, false, discards),
+        scanned('MODIFIED', pod('b', '13'), decodes, true, discards),
+        scanned('MODIFIED', pod('b', '14'), decodes, false, discards),
+      ],
+      [bookmark('20'), scanned('MODIFIED', pod('b', '21'), decodes)],
+    ];
+    const r = run(client(streams, opened), (applied) => applied.some((a) => a.rv === '21'));
+    await r.done;
+    // b@13 was replaced before it was applied: its second event is not lost unseen, the reflector relists.
+    expect(discards).toEqual(['a@11', 'b@13']);
+    expect(decodes).not.toContain('b@13');
+    expect(r.applied.map((a) => a.rv)).toEqual(['21']);
+    expect(r.reflector.status()).toMatchObject({ relists: 1, lastError: { code: 'PODCONFIG_WATCH_DECODE', message: expect.stringContaining('line 13 holds more than one event') } });
+  });
+
   it('lets an error the sink throws while applying pending changes out of run() (a bug)', async () => {
     const r = run(client([[bookmark('10'), scanned('MODIFIED', pod('a', '11'), [])]], { watches: 0, lists: 0 }), () => false, true);
     await expect(r.done).rejects.toThrow('sink bug');
@@ -265,6 +295,20 @@ describe(PendingChanges.name, () => {
     expect(pending.size).toBe(3);
     expect(drained(pending)).toEqual(['ADDED a2', 'DELETED b2', 'DELETED c2']);
     expect(pending.size).toBe(0);
+  });
+
+  it('discards each change it replaces, through an ADDED that MODIFIEDs coalesced into', () => {
+    const pending = new PendingChanges<string>();
+    const discarded: string[] = [];
+    const discardable = (type: ChangeEvent<string>['type'], object: string): ChangeEvent<string> =>
+      ({ type, object, discard: () => discarded.push(object) });
+    pending.add('a', discardable('ADDED', 'a1'));
+    pending.add('a', discardable('MODIFIED', 'a2'));
+    pending.add('a', discardable('MODIFIED', 'a3'));
+    pending.add('b', discardable('MODIFIED', 'b1'));
+    expect(discarded).toEqual(['a1', 'a2']);
+    expect(drained(pending)).toEqual(['ADDED a3', 'MODIFIED b1']);
+    expect(discarded).toEqual(['a1', 'a2']);
   });
 
   it('refuses to let anything but a DELETED replace a pending DELETED (the object is back with a new UID)', () => {

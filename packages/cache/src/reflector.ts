@@ -500,7 +500,9 @@ export class Reflector<T extends KubeObject> {
       const rv = head === undefined ? event.object.metadata?.resourceVersion : head.resourceVersion;
       if (event.type !== 'BOOKMARK') {
         const key = head === undefined ? metaNamespaceKey(event.object) : headKey(head);
-        if (!this.#pending.add(key, event)) {
+        const replaced = this.#addPending(key, event);
+        if (replaced instanceof Error) return this.#undecodableFailed(stream, replaced);
+        if (!replaced) {
           // A DELETED is pending for this key and the object is back (a new UID): apply the delete first.
           const undecodable = this.#applyPendingNow();
           if (undecodable !== undefined) return this.#undecodableFailed(stream, undecodable);
@@ -545,6 +547,15 @@ export class Reflector<T extends KubeObject> {
     this.#pendingError = undecodable;
     this.#open?.link.abort(undecodable);
   };
+
+  /** `PendingChanges.add`, with the decode error of the change it discarded (a line holding two events) returned. */
+  #addPending(key: string, event: ChangeEvent<T>): boolean | Error {
+    try {
+      return this.#pending.add(key, event);
+    } catch (err: unknown) {
+      return err instanceof Error ? err : new PodConfigError('PODCONFIG_WATCH_DECODE', String(err));
+    }
+  }
 
   /** Applies the pending changes; returns the decode error that stopped it (a sink's error propagates). */
   #applyPendingNow(): Error | undefined {

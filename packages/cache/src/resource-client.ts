@@ -45,6 +45,11 @@ export interface ScannedEvent {
   readonly head: ObjectHead;
   /** The event's object, parsed once; throws `PODCONFIG_WATCH_DECODE` when the line does not decode to its head. */
   decodeObject(): Record<string, unknown>;
+  /**
+   * It will not be decoded (a later change replaced it). Throws `PODCONFIG_WATCH_DECODE` when the line
+   * holds another event too (a lost newline), which must not be lost unseen.
+   */
+  discard?(): void;
 }
 
 /** Whether a value a {@link ResourceClient} yielded is a {@link ScannedEvent}. */

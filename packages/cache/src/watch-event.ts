@@ -17,6 +17,11 @@ export interface KubeObject {
 export interface ChangeEvent<T> {
   readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
   readonly object: T;
+  /**
+   * Called instead of reading `object` when a later change of the object replaced this one before it was
+   * applied. May throw `PODCONFIG_WATCH_DECODE`: the event's line holds another event too (a lost newline).
+   */
+  discard?(): void;
 }
 
 /** A bookmark: only `metadata.resourceVersion` (and annotations) of `object` are meaningful. */

@@ -1,4 +1,4 @@
-import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.js';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE, sameBytes } from './json-bytes.js';
 
 const METADATA = Buffer.from('metadata');
 const SPEC = Buffer.from('spec');
@@ -150,8 +150,3 @@ function stringEnd(buf: Buffer, at: number, end: number): number {
   return -1;
 }
 
-function sameBytes(buf: Buffer, start: number, end: number, text: Buffer): boolean {
-  if (end - start !== text.length) return false;
-  for (let i = 0; i < text.length; i++) if (buf[start + i] !== text[i]) return false;
-  return true;
-}

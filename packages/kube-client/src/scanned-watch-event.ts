@@ -119,6 +119,19 @@ export class ScannedWatchEvent {
    * remembers what the next change needs: the spec, with this line's digest when the line was walked.
    * DELETED forgets the object. A walked line without a digest (two `spec` keys) leaves the memo alone.
    */
+  /**
+   * The event will not be decoded (a later change of its object replaced it): lets go of its bytes. Throws
+   * `PODCONFIG_WATCH_DECODE` when the line holds a second event (`}{"type":"`: what a lost newline leaves),
+   * whose change — maybe another object's — would otherwise be lost unseen. Decoding refuses such a line
+   * anyway (it is not one JSON value), so only a dropped line needs the search.
+   */
+  discard(): void {
+    const bytes = this.#bytes;
+    if (bytes === undefined) return;
+    this.#bytes = undefined;
+    if (bytes.includes(NEXT_EVENT)) throw this.#bad('holds more than one event (a lost newline?)');
+  }
+
   #settleSpec(object: Record<string, unknown>, trimmed: Trimmed | undefined, remembered: DecodedSpec | undefined, key: string | undefined): void {
     if (remembered !== undefined && (trimmed?.reused === true || (remembered.bytes === undefined && jsonEqual(object.spec, remembered.spec)))) {
       object.spec = remembered.spec;
@@ -204,6 +217,8 @@ interface Cut {
 
 const cut = (range: ByteRange, text: Buffer): Cut => ({ start: range.start, end: range.end, text });
 
+/** Compact JSON has `}{` nowhere, not even in strings (their quotes are escaped): two events on one line. */
+const NEXT_EVENT = Buffer.from('}{"type":"');
 const EMPTY = Buffer.alloc(0);
 const SPEC_KEY = Buffer.from(',"spec":');
 const NULL = Buffer.from('null');

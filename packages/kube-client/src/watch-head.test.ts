@@ -69,10 +69,18 @@ describe(scanWatchHead.name, () => {
       if (head === undefined) expect(bytes[end - 1] === 0x7d && end > 200).toBe(false);
       else expect(head.resourceVersion).toBe('1234');
     }
-    // A lost newline: two events on one line; the second one's change must not be dropped undecoded.
-    const joined = Buffer.concat([bytes, line({ type: 'DELETED', object: apiPod({ name: 'other' }) })]);
-    expect(scan(joined)).toBeUndefined();
-    expect(() => JSON.parse(joined.toString())).toThrow();
+  });
+
+  it('reads the first head of a line holding two events (a lost newline), which then neither decodes nor discards', () => {
+    const joined = Buffer.concat([line({ type: 'MODIFIED', object: apiPod() }), line({ type: 'DELETED', object: apiPod({ name: 'other' }) })]);
+    const head = scan(joined);
+    expect(head?.name).toBe('web-1');
+    const event = (): ScannedWatchEvent => new ScannedWatchEvent(head!, joined, 3, 'GET /api/v1/pods');
+    expect(() => event().decodeObject()).toThrow(expect.objectContaining({ code: 'PODCONFIG_WATCH_DECODE' }));
+    // Dropped undecoded (a later change of web-1 replaced it), the DELETED of `other` must not be lost unseen.
+    expect(() => event().discard()).toThrow(expect.objectContaining({
+      code: 'PODCONFIG_WATCH_DECODE', message: 'watch GET /api/v1/pods: line 3 holds more than one event (a lost newline?)',
+    }));
   });
 
   it('does not mistake the next line of the buffer for a second event', () => {
@@ -113,6 +121,14 @@ describe(ScannedWatchEvent.name, () => {
     expect(String((err as Error).message)).not.toContain('hunter2');
     // Asking again gives the same answer.
     expect(() => event.decodeObject()).toThrow((err as Error).message);
+  });
+
+  it('discards a line of one event quietly, and a decoded one without looking at it again', () => {
+    expect(() => scanned({ type: 'MODIFIED', object: apiPod() }).discard()).not.toThrow();
+    const event = scanned({ type: 'MODIFIED', object: apiPod() });
+    const object = event.decodeObject();
+    event.discard();
+    expect(event.decodeObject()).toBe(object);
   });
 
   it('refuses a line whose object is not what its head said (duplicate keys: JSON.parse keeps the last)', () => {

@@ -1,4 +1,4 @@
-import { BACKSLASH, CLOSE_BRACE, COLON, COMMA, OPEN_BRACE, QUOTE } from './json-bytes.js';
+import { BACKSLASH, CLOSE_BRACE, COLON, COMMA, OPEN_BRACE, QUOTE, sameBytes } from './json-bytes.js';
 
 /** What the start of a watch line says about its object, read without decoding the line. */
 export interface WatchHead {
@@ -11,9 +11,15 @@ export interface WatchHead {
 
 const ENVELOPE = Buffer.from('{"type":"');
 const OBJECT = Buffer.from(',"object":{');
-/** Compact JSON has `}{` nowhere, not even in strings (their quotes are escaped): two events on one line. */
-const NEXT_EVENT = Buffer.from('}{"type":"');
-const CHANGE_TYPES: ReadonlySet<string> = new Set(['ADDED', 'MODIFIED', 'DELETED']);
+/** The change types, as the head gives them (one string each, not one per line). */
+const CHANGE_TYPES: readonly (readonly [Buffer, WatchHead['type']])[] = (['ADDED', 'MODIFIED', 'DELETED'] as const)
+  .map((type) => [Buffer.from(type), type] as const);
+// Keys are compared as bytes: only the values the head keeps become strings.
+const KIND = Buffer.from('kind');
+const METADATA = Buffer.from('metadata');
+const NAME = Buffer.from('name');
+const NAMESPACE = Buffer.from('namespace');
+const RESOURCE_VERSION = Buffer.from('resourceVersion');
 
 /**
  * Reads the head of a change event as the API server writes it, compact and in Go's field order:
@@ -22,29 +28,31 @@ const CHANGE_TYPES: ReadonlySet<string> = new Set(['ADDED', 'MODIFIED', 'DELETED
  * namespace, name and resourceVersion (in `metadata`, before its first value that is not a string).
  * Only plain strings are read (no escapes); anything else — another layout, BOOKMARK and ERROR
  * events, a cluster-scoped object — gives `undefined` and the line is decoded whole, as before.
- * A line that cannot be one event — not ending in `}`, or holding a second event (`}{"type":"`, what a
- * lost newline leaves) — gives `undefined` too, so it is decoded (and refused) at once, never dropped
- * undecoded behind a later change: a replaced line is checked this far, and no further.
- * Costs a few hundred bytes of scanning and one native search of the line, against `JSON.parse` of it.
+ * A line not ending in `}` gives `undefined` too, so it is decoded (and refused) at once. A line holding
+ * a second event (what a lost newline leaves) is not looked for here: decoding refuses it, and a line
+ * dropped undecoded is checked for it then (`ScannedWatchEvent.discard()`).
+ * Costs a few hundred bytes of scanning, against `JSON.parse` of the line.
  */
 export function scanWatchHead(buf: Buffer, start: number, end: number): WatchHead | undefined {
   if (!startsWith(buf, start, end, ENVELOPE) || buf[end - 1] !== CLOSE_BRACE) return undefined;
-  const typeEnd = plainStringEnd(buf, start + ENVELOPE.length, end);
+  const typeStart = start + ENVELOPE.length;
+  const typeEnd = plainStringEnd(buf, typeStart, end);
   if (typeEnd < 0) return undefined;
-  const type = buf.toString('latin1', start + ENVELOPE.length, typeEnd);
-  if (!CHANGE_TYPES.has(type) || !startsWith(buf, typeEnd + 1, end, OBJECT)) return undefined;
+  const type = changeType(buf, typeStart, typeEnd);
+  if (type === undefined || !startsWith(buf, typeEnd + 1, end, OBJECT)) return undefined;
   let at = typeEnd + 1 + OBJECT.length;
   let kind: string | undefined;
   // The object's members up to `metadata`: plain strings only (kind, apiVersion).
   for (;;) {
-    const key = readKey(buf, at, end);
-    if (key === undefined) return undefined;
-    at = key.next;
-    if (key.name === 'metadata') break;
-    const value = readPlainString(buf, at, end);
-    if (value === undefined) return undefined;
-    if (key.name === 'kind') kind = value.text;
-    at = value.next;
+    const keyEnd = keyEndAt(buf, at, end);
+    if (keyEnd < 0) return undefined;
+    const keyStart = at + 1;
+    at = keyEnd + 2;
+    if (sameBytes(buf, keyStart, keyEnd, METADATA)) break;
+    const valueEnd = plainValueEnd(buf, at, end);
+    if (valueEnd < 0) return undefined;
+    if (sameBytes(buf, keyStart, keyEnd, KIND)) kind = buf.toString('utf8', at + 1, valueEnd);
+    at = valueEnd + 1;
     if (at >= end || buf[at] !== COMMA) return undefined;
     at++;
   }
@@ -55,28 +63,29 @@ export function scanWatchHead(buf: Buffer, start: number, end: number): WatchHea
   let resourceVersion: string | undefined;
   // metadata's leading string members; stop once the three are known.
   for (;;) {
-    const key = readKey(buf, at, end);
-    if (key === undefined) return undefined;
-    const value = readPlainString(buf, key.next, end);
-    if (value === undefined) return undefined;
-    if (key.name === 'name') name = value.text;
-    else if (key.name === 'namespace') namespace = value.text;
-    else if (key.name === 'resourceVersion') resourceVersion = value.text;
-    if (name !== undefined && namespace !== undefined && resourceVersion !== undefined) {
-      // Searched last: only lines with a head pay for it.
-      if (buf.subarray(start, end).includes(NEXT_EVENT)) return undefined;
-      return { type: type as WatchHead['type'], kind, namespace, name, resourceVersion };
-    }
-    at = value.next;
+    const keyEnd = keyEndAt(buf, at, end);
+    if (keyEnd < 0) return undefined;
+    const keyStart = at + 1;
+    const valueStart = keyEnd + 2;
+    const valueEnd = plainValueEnd(buf, valueStart, end);
+    if (valueEnd < 0) return undefined;
+    if (sameBytes(buf, keyStart, keyEnd, NAME)) name = buf.toString('utf8', valueStart + 1, valueEnd);
+    else if (sameBytes(buf, keyStart, keyEnd, NAMESPACE)) namespace = buf.toString('utf8', valueStart + 1, valueEnd);
+    else if (sameBytes(buf, keyStart, keyEnd, RESOURCE_VERSION)) resourceVersion = buf.toString('utf8', valueStart + 1, valueEnd);
+    if (name !== undefined && namespace !== undefined && resourceVersion !== undefined) return { type, kind, namespace, name, resourceVersion };
+    at = valueEnd + 1;
     if (at >= end || buf[at] !== COMMA) return undefined;
     at++;
   }
 }
 
+function changeType(buf: Buffer, start: number, end: number): WatchHead['type'] | undefined {
+  for (const [bytes, type] of CHANGE_TYPES) if (sameBytes(buf, start, end, bytes)) return type;
+  return undefined;
+}
+
 function startsWith(buf: Buffer, at: number, end: number, prefix: Buffer): boolean {
-  if (at + prefix.length > end) return false;
-  for (let i = 0; i < prefix.length; i++) if (buf[at + i] !== prefix[i]) return false;
-  return true;
+  return at + prefix.length <= end && sameBytes(buf, at, at + prefix.length, prefix);
 }
 
 /** The index of the quote closing a string whose content starts at `at`; -1 for an escape or no quote. */
@@ -89,18 +98,15 @@ function plainStringEnd(buf: Buffer, at: number, end: number): number {
   return -1;
 }
 
-/** `"key":` at `at` → the key and the index after the colon. */
-function readKey(buf: Buffer, at: number, end: number): { name: string; next: number } | undefined {
-  if (at >= end || buf[at] !== QUOTE) return undefined;
+/** `"key":` at `at` (a key without escapes): the index of its closing quote (the colon follows it); -1 when it is not there. */
+function keyEndAt(buf: Buffer, at: number, end: number): number {
+  if (at >= end || buf[at] !== QUOTE) return -1;
   const close = plainStringEnd(buf, at + 1, end);
-  if (close < 0 || close + 1 >= end || buf[close + 1] !== COLON) return undefined;
-  return { name: buf.toString('latin1', at + 1, close), next: close + 2 };
+  return close < 0 || close + 1 >= end || buf[close + 1] !== COLON ? -1 : close;
 }
 
-/** A string value without escapes at `at` → its text (UTF-8) and the index after it. */
-function readPlainString(buf: Buffer, at: number, end: number): { text: string; next: number } | undefined {
-  if (at >= end || buf[at] !== QUOTE) return undefined;
-  const close = plainStringEnd(buf, at + 1, end);
-  if (close < 0) return undefined;
-  return { text: buf.toString('utf8', at + 1, close), next: close + 1 };
+/** A string value without escapes at `at`: the index of its closing quote; -1 when it is not one. */
+function plainValueEnd(buf: Buffer, at: number, end: number): number {
+  if (at >= end || buf[at] !== QUOTE) return -1;
+  return plainStringEnd(buf, at + 1, end);
 }
