@@ -79,7 +79,9 @@ export function targets(doc: BenchDocument): Target[] {
       const other = get(s.id, peer);
       if (pc === undefined || other === undefined) continue;
       const behind = (['ttfsMs', 'peakRssMb', 'cpuMs', 'p99Ms'] as const).filter((k) => pc[k] !== undefined && other[k] !== undefined && pc[k] > other[k]);
-      if (pc.eventsPerSec !== undefined && other.eventsPerSec !== undefined && pc.eventsPerSec < other.eventsPerSec) behind.push('eventsPerSec' as never);
+      // A paced scenario's events/s is the server's rate, not a figure of the client.
+      const paced = typeof s.workload.rate === 'number' && s.workload.rate > 0;
+      if (!paced && pc.eventsPerSec !== undefined && other.eventsPerSec !== undefined && pc.eventsPerSec < other.eventsPerSec) behind.push('eventsPerSec' as never);
       out.push({ what: `${s.id}: figures behind ${peer}${behind.length > 0 ? ` (${behind.join(', ')})` : ''}`, value: behind.length, limit: 0, atMost: true });
     }
   }

@@ -238,7 +238,8 @@ async function main(): Promise<void> {
       const perClient = new Map<string, RunMetrics[]>();
       let workload: Record<string, unknown> = {};
       if (s.kind === 'api') {
-        workload = await server.call('load', { pods: s.pods, events: s.events, nodeName: s.nodeName ?? null, seed: 1 });
+        const loaded: Record<string, unknown> = await server.call('load', { pods: s.pods, events: s.events, nodeName: s.nodeName ?? null, seed: 1 });
+        workload = { ...loaded, rate: s.rate };
         const clients = s.clients.filter(available);
         for (let r = 0; r < runs; r++) {
           for (const c of clients) {
