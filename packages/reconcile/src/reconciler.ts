@@ -4,6 +4,7 @@ import {
 } from '@podconfig/core';
 import type { ActualPod, Clock, Pod, PodLister, PodUpdate, SourceName, SyncHandler, SyncPodType } from '@podconfig/core';
 import type { Logger } from 'pino';
+import { AbortableWait } from './abortable-wait.js';
 import { CallDeadlines } from './call-deadlines.js';
 import { callWithTimeout } from './call-with-timeout.js';
 import { ClockTimers, type Timer } from './clock-timers.js';
@@ -14,7 +15,6 @@ import type { HandlerWorkStatus, PodWorkStatus } from './pod-work-status.js';
 import type { PodWorker } from './pod-worker.js';
 import type { HandlerCallEvent, ReconcilerObserver } from './reconciler-observer.js';
 import { SourceReadiness, type ReadinessPolicy, type ReadinessStatus } from './source-readiness.js';
-import { untilAborted } from './until-aborted.js';
 
 export interface ReconcilerOptions {
   readonly handlers: readonly SyncHandler[];
@@ -237,11 +237,12 @@ export class Reconciler {
 
   async #consume(updates: AsyncIterable<PodUpdate>, signal: AbortSignal): Promise<void> {
     const iterator = updates[Symbol.asyncIterator]();
+    const wait = new AbortableWait(signal);
     let done = false;
     try {
       while (!signal.aborted) {
         const next = iterator.next();
-        const result = await untilAborted(next, signal);
+        const result = await wait.for(next);
         if (result === undefined) {
           void next.catch(() => undefined); // settles (or not) after we left; nobody waits for it
           return;
@@ -257,6 +258,7 @@ export class Reconciler {
       done = true;
       throw err;
     } finally {
+      wait.dispose();
       // Ends the producer (its finally blocks run: watchers and connections close). Shutdown waits
       // for it within the shutdown budget, so run() resolves after the sources have stopped.
       if (!done && iterator.return !== undefined) {
