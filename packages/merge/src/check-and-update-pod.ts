@@ -1,4 +1,5 @@
 import { ANNOTATIONS, copyWith, deepFreeze, jsonEqual, LOCAL_ANNOTATIONS, type Pod, type SourceName } from '@podconfig/core';
+import { compareJson, DIFFERENT, EXACT } from './compare-json.js';
 import { deepEqual } from './deep-equal.js';
 
 /** What {@link checkAndUpdatePod} found: the bucket the stored pod goes into, or `none`. */
@@ -53,9 +54,10 @@ export function checkAndUpdatePod(existing: Pod, ref: Pod, source: SourceName): 
   const meta = existing.metadata ?? {};
   const refMeta = ref.metadata ?? {};
   // exact*: identical, so the merger may keep its own (already frozen) subtree; same*: the kubelet's
-  // DeepEqual (D14: a missing map equals an empty one). Exact implies same: one walk in the common case.
-  const exactSpec = jsonEqual(existing.spec, ref.spec);
-  const sameSpec = exactSpec || deepEqual(existing.spec, ref.spec);
+  // DeepEqual (D14: a missing map equals an empty one). compareJson answers both in one walk.
+  const spec = compareJson(existing.spec, ref.spec);
+  const exactSpec = spec === EXACT;
+  const sameSpec = spec !== DIFFERENT;
   const exactLabels = jsonEqual(meta.labels, refMeta.labels);
   const sameLabels = exactLabels || deepEqual(meta.labels ?? {}, refMeta.labels ?? {});
   const semantic = !(
@@ -64,9 +66,10 @@ export function checkAndUpdatePod(existing: Pod, ref: Pod, source: SourceName): 
     deepEqual(meta.deletionGracePeriodSeconds, refMeta.deletionGracePeriodSeconds) &&
     annotationsEqual(meta.annotations, refMeta.annotations)
   );
-  const exactStatus = jsonEqual(existing.status, ref.status);
+  const status = compareJson(existing.status, ref.status);
+  const exactStatus = status === EXACT;
   // The kubelet's status comparison decides only without a semantic change.
-  if (!semantic && (exactStatus || deepEqual(existing.status, ref.status))) return { change: 'none', pod: existing };
+  if (!semantic && status !== DIFFERENT) return { change: 'none', pod: existing };
   const next: Pod = { ...existing };
   if (!exactStatus) setOrDelete(next, 'status', ref.status);
   if (!semantic) return { change: 'reconcile', pod: deepFreeze(next) };

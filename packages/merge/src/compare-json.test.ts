@@ -1,0 +1,54 @@
+import { jsonEqual } from '@podconfig/core';
+import { seededRandom } from '@podconfig/testing';
+import { describe, expect, it } from 'vitest';
+import { compareJson, DIFFERENT, EXACT, SEMANTIC } from './compare-json.js';
+import { deepEqual } from './deep-equal.js';
+
+const expected = (a: unknown, b: unknown): number => (jsonEqual(a, b) ? EXACT : deepEqual(a, b) ? SEMANTIC : DIFFERENT);
+
+describe(compareJson.name, () => {
+  it('answers EXACT, SEMANTIC or DIFFERENT as jsonEqual and deepEqual do', () => {
+    expect(compareJson({ a: [1, { b: 'x' }] }, { a: [1, { b: 'x' }] })).toBe(EXACT);
+    expect(compareJson({ a: 1, b: null }, { a: 1 })).toBe(SEMANTIC);
+    expect(compareJson([{ a: null }, { b: 1 }], [{}, { b: 1 }])).toBe(SEMANTIC);
+    expect(compareJson({ a: undefined }, { a: undefined })).toBe(EXACT);
+    expect(compareJson({ a: undefined }, {})).toBe(SEMANTIC);
+    expect(compareJson(null, undefined)).toBe(SEMANTIC);
+    expect(compareJson({ a: [] }, {})).toBe(DIFFERENT);
+    expect(compareJson({ a: [1, { b: null }] }, { a: [1, { b: 'y' }] })).toBe(DIFFERENT);
+    expect(compareJson([], {})).toBe(DIFFERENT);
+  });
+
+  it('agrees with jsonEqual and deepEqual on random pairs of nearly equal values', () => {
+    const random = seededRandom(7);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    const leaf = (): unknown => pick([null, undefined, 0, 1, '', 'a', true, false, Number.NaN]);
+    const value = (depth: number): unknown => {
+      if (depth > 3 || random() < 0.3) return leaf();
+      if (random() < 0.4) return Array.from({ length: Math.floor(random() * 3) }, () => value(depth + 1));
+      const out: Record<string, unknown> = {};
+      for (const key of ['a', 'b', 'c']) if (random() < 0.6) out[key] = value(depth + 1);
+      return out;
+    };
+    // A copy with a few changes: mostly equal values, with nil and empty ones moved around.
+    const mutate = (v: unknown): unknown => {
+      if (random() < 0.08) return value(2);
+      if (Array.isArray(v)) return v.map(mutate);
+      if (typeof v !== 'object' || v === null) return v;
+      const out: Record<string, unknown> = {};
+      for (const [key, member] of Object.entries(v)) if (random() > 0.05) out[key] = mutate(member);
+      if (random() < 0.1) out.d = pick([null, undefined]);
+      return out;
+    };
+    const seen = new Set<number>();
+    for (let i = 0; i < 5000; i++) {
+      const a = value(0);
+      const b = mutate(a);
+      const answer = compareJson(a, b);
+      seen.add(answer);
+      expect(answer, JSON.stringify([a, b])).toBe(expected(a, b));
+      expect(compareJson(b, a)).toBe(expected(b, a));
+    }
+    expect([...seen].sort()).toEqual([EXACT, SEMANTIC, DIFFERENT]);
+  });
+});
