@@ -5,10 +5,10 @@ export const DIFFERENT = 2;
 export type Sameness = typeof EXACT | typeof SEMANTIC | typeof DIFFERENT;
 
 /**
- * Core's `jsonEqual` and the merger's `deepEqual` in one walk: `EXACT` where `jsonEqual` holds, `SEMANTIC` where
- * only `deepEqual` does (a `null`, an `undefined` and a missing member alike), `DIFFERENT` otherwise. The
- * merger asks both questions of a pod's status on every change; walking it twice, through megamorphic
- * keyed loads, was two thirds of `checkAndUpdatePod`.
+ * Core's `jsonEqual` and the kubelet's DeepEqual ({@link deepEqual}) in one walk: `EXACT` where `jsonEqual`
+ * holds, `SEMANTIC` where only DeepEqual does (a `null`, an `undefined` and a missing member alike; Go: nil,
+ * but nil ≠ empty), `DIFFERENT` otherwise. The merger asks both questions of a pod's spec and status on
+ * every change; walking them twice, through megamorphic keyed loads, was two thirds of `checkAndUpdatePod`.
  */
 export function compareJson(a: unknown, b: unknown): Sameness {
   if (a === b) return EXACT;
@@ -28,7 +28,7 @@ export function compareJson(a: unknown, b: unknown): Sameness {
     }
     return sameness;
   }
-  // for…in, as in both of the comparisons it stands for: no key arrays per object.
+  // for…in rather than Object.keys: no key arrays per object (this runs on every pod change).
   const x = a as Record<string, unknown>;
   const y = b as Record<string, unknown>;
   let keys = 0;
