@@ -40,7 +40,7 @@ function coldChange(): boolean {
  * the line when (and if) someone needs the object. A consumer that coalesces changes per object (the
  * cache's Reflector) never decodes an event superseded by a later one of the same object.
  *
- * Holds the line's bytes (a view of the chunk they came in) until it is decoded or dropped.
+ * Holds the line's bytes (a view of the chunk they came in) until it is decoded or discarded.
  */
 export class ScannedWatchEvent {
   readonly type: WatchHead['type'];
@@ -114,12 +114,6 @@ export class ScannedWatchEvent {
   }
 
   /**
-   * Puts the remembered spec in place when this one is unchanged — said by the digest of its bytes
-   * (`trimmed.reused`), or, when no digest is remembered, by comparing the parsed spec with it — then
-   * remembers what the next change needs: the spec, with this line's digest when the line was walked.
-   * DELETED forgets the object. A walked line without a digest (two `spec` keys) leaves the memo alone.
-   */
-  /**
    * The event will not be decoded (a later change of its object replaced it): lets go of its bytes. Throws
    * `PODCONFIG_WATCH_DECODE` when the line holds a second event (`}{"type":"`: what a lost newline leaves),
    * whose change — maybe another object's — would otherwise be lost unseen. Decoding refuses such a line
@@ -132,6 +126,12 @@ export class ScannedWatchEvent {
     if (bytes.includes(NEXT_EVENT)) throw this.#bad('holds more than one event (a lost newline?)');
   }
 
+  /**
+   * Puts the remembered spec in place when this one is unchanged — said by the digest of its bytes
+   * (`trimmed.reused`), or, when no digest is remembered, by comparing the parsed spec with it — then
+   * remembers what the next change needs: the spec, with this line's digest when the line was walked.
+   * DELETED forgets the object. A walked line without a digest (two `spec` keys) leaves the memo alone.
+   */
   #settleSpec(object: Record<string, unknown>, trimmed: Trimmed | undefined, remembered: DecodedSpec | undefined, key: string | undefined): void {
     if (remembered !== undefined && (trimmed?.reused === true || (remembered.bytes === undefined && jsonEqual(object.spec, remembered.spec)))) {
       object.spec = remembered.spec;
