@@ -208,7 +208,9 @@ export class WorkloadServer {
     const record = this.#session.recordSendTimes ?? true;
     const settleMs = this.#session.settleMs ?? 0;
     if (settleMs > 0) {
-      await Promise.race([new Promise((resolve) => setTimeout(resolve, settleMs)), closed]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([new Promise((resolve) => (timer = setTimeout(resolve, settleMs))), closed]);
+      clearTimeout(timer); // a stream closed meanwhile leaves no timer behind
       if (!alive) return;
     }
     const start = wallNow();
