@@ -221,7 +221,7 @@ export class HandlerLane {
     }
 
     if (worker.pending !== undefined) this.#schedule(worker);
-    else if (item.kind === 'sync' && record.desired) this.#scheduleResync(worker);
+    else if (item.kind === 'sync' && record.desired) this.#scheduleResync(worker, now);
   }
 
   status(key: string): HandlerWorkStatus | undefined {
@@ -260,7 +260,9 @@ export class HandlerLane {
 
   #submit(worker: PodWorker, item: WorkItem): void {
     worker.pending = coalesceWork(worker.pending, item);
-    this.#cancelTimer(worker);
+    // New work replaces the owed resync; its timer stays armed for the resync the call will owe.
+    if (worker.timerKind === 'resync') worker.resyncAt = undefined;
+    else this.#cancelTimer(worker);
     this.#schedule(worker);
   }
 
@@ -306,6 +308,7 @@ export class HandlerLane {
     const retry: WorkItem = failed.kind === 'sync'
       ? { kind: 'sync', type: 'resync', attempt: failed.attempt + 1 }
       : { ...failed, attempt: failed.attempt + 1 };
+    this.#cancelTimer(worker);
     worker.timerKind = 'retry';
     worker.timer = this.#o.timers.after(delay, () => {
       worker.timer = undefined;
@@ -316,15 +319,39 @@ export class HandlerLane {
     return delay;
   }
 
-  #scheduleResync(worker: PodWorker): void {
+  /**
+   * Owes the worker a resync `[1, 1.5) × syncFrequency` after `now` (its successful sync). Most pods
+   * are synced again before then, so the timer is not cancelled and set again per call (a timer
+   * object, a closure and two timer-list operations each): an armed resync timer stays, and when it
+   * fires before the resync is due it re-arms itself for the rest.
+   */
+  #scheduleResync(worker: PodWorker, now: number): void {
     if (this.#o.host.stopping()) return;
     // Jitter in 1 % steps: Node keeps one timer list per distinct duration (each a priority-queue
     // entry); 50,000 pods with unique durations made tens of thousands of lists.
-    const delay = this.#o.syncFrequencyMs * (1 + RESYNC_JITTER * (Math.floor(this.#random() * 100) / 100));
+    const frequency = this.#o.syncFrequencyMs;
+    const delay = frequency * (1 + RESYNC_JITTER * (Math.floor(this.#random() * 100) / 100));
+    worker.resyncAt = now + delay;
+    worker.resyncBy = Math.max(worker.resyncAt, now + frequency * (1 + RESYNC_JITTER) - 1);
+    // An armed timer fires before resyncBy: it was armed for at most 1.5 × syncFrequency, earlier.
+    if (worker.timerKind !== 'resync') this.#armResync(worker, delay);
+  }
+
+  #armResync(worker: PodWorker, ms: number): void {
     worker.timerKind = 'resync';
-    worker.timer = this.#o.timers.after(delay, () => {
+    worker.timer = this.#o.timers.after(ms, () => {
       worker.timer = undefined;
       worker.timerKind = undefined;
+      const at = worker.resyncAt;
+      if (at === undefined || this.#o.host.stopping()) return;
+      const now = this.#o.clock.now();
+      if (now < at) {
+        // The rest in whole 1 % steps too (timer lists, above), but never past resyncBy.
+        const step = this.#o.syncFrequencyMs / 100;
+        this.#armResync(worker, Math.max(0, Math.min(Math.ceil((at - now) / step) * step, worker.resyncBy - now)));
+        return;
+      }
+      worker.resyncAt = undefined;
       this.#submit(worker, { kind: 'sync', type: 'resync', attempt: 1 });
     });
   }
@@ -333,6 +360,7 @@ export class HandlerLane {
     worker.timer?.cancel();
     worker.timer = undefined;
     worker.timerKind = undefined;
+    worker.resyncAt = undefined;
   }
 
   #drop(worker: PodWorker): void {

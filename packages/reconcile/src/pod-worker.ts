@@ -22,6 +22,13 @@ export class PodWorker {
   gateName: string | undefined;
   timer: Timer | undefined;
   timerKind: 'retry' | 'resync' | undefined;
+  /**
+   * When the owed resync is due (clock ms), or undefined when none is owed. A resync timer, once
+   * armed, stays armed across the calls in between: it re-arms itself until this time.
+   */
+  resyncAt: number | undefined;
+  /** The latest time the owed resync may run: 1.5 × syncFrequency after the sync that owed it. */
+  resyncBy = 0;
   /** Created on the first failure; a success resets it. */
   backoff: Backoff | undefined;
 

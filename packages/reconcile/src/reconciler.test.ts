@@ -672,6 +672,32 @@ describe(Reconciler.name, () => {
       await h.stop();
     });
 
+    it('keeps one resync timer however often the pod is synced before it fires; the resync still comes after the last sync', async () => {
+      const clock = new ManualClock();
+      const handler = new TestHandler('h');
+      const h = start({ handlers: [handler], clock, syncFrequencyMs: 60_000, random: () => 0.25 });
+      await h.feed.push('file', 'ADD', [pod('web')]);
+      await handler.ended.count(1);
+      await clock.sleeping(67_500);
+      for (let v = 2; v <= 4; v++) {
+        clock.advance(10_000);
+        await h.feed.push('file', 'UPDATE', [pod('web', { v })]);
+        await handler.ended.count(v);
+      }
+      // Synced at 0, 10, 20 and 30 s: the timer armed at 0 s was neither cancelled nor set again.
+      expect(clock.requested.items.filter((ms) => ms === 67_500)).toHaveLength(1);
+      // It fires at 67.5 s, before the resync is due (97.5 s), and re-arms itself for the rest.
+      clock.advance(37_500);
+      await clock.sleeping(30_000);
+      clock.advance(29_999);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(handler.calls.items).toHaveLength(4);
+      clock.advance(1);
+      await handler.ended.count(5);
+      expect(handler.calls.items.map((c) => c.type)).toEqual(['create', 'update', 'update', 'update', 'resync']);
+      await h.stop();
+    });
+
     it('lists pods once all sources are ready and every syncFrequency after: kills orphans, re-creates missing pods', async () => {
       const clock = new ManualClock();
       let report: () => readonly ActualPod[] = () => [
