@@ -1,6 +1,7 @@
 import { PodConfigError, type Clock } from '@podconfig/core';
 import { describe, expect, it } from 'vitest';
 import { CallDeadlines, deadlineResolutionMs } from './call-deadlines.js';
+import type { CallResult } from './call-with-timeout.js';
 import { ClockTimers } from './clock-timers.js';
 
 /** A clock the test moves by hand; `expire()` ends the sleeps due by now. */
@@ -55,31 +56,51 @@ function heldCall(): { fn: (signal: AbortSignal) => Promise<void>; signal: () =>
   };
 }
 
+/** `run()`'s outcome, as a promise. */
+const outcomeOf = (deadlines: CallDeadlines, fn: (signal: AbortSignal) => Promise<void>, what: string): Promise<CallResult<void>> =>
+  new Promise((resolve) => deadlines.run(fn, what, resolve));
+
 describe(CallDeadlines.name, () => {
   describe('run()', () => {
     it('resolves with the outcome of the call: success, or what it threw or rejected with', async () => {
       const { deadlines } = setUp();
-      expect(await deadlines.run(() => Promise.resolve(), 'h syncPod')).toEqual({ outcome: 'success', value: undefined });
+      expect(await outcomeOf(deadlines, () => Promise.resolve(), 'h syncPod')).toEqual({ outcome: 'success', value: undefined });
       const boom = new Error('boom');
-      expect(await deadlines.run(() => Promise.reject(boom), 'h syncPod')).toEqual({ outcome: 'error', err: boom });
-      expect(await deadlines.run(() => { throw boom; }, 'h syncPod')).toEqual({ outcome: 'error', err: boom });
+      expect(await outcomeOf(deadlines, () => Promise.reject(boom), 'h syncPod')).toEqual({ outcome: 'error', err: boom });
+      expect(await outcomeOf(deadlines, () => { throw boom; }, 'h syncPod')).toEqual({ outcome: 'error', err: boom });
+    });
+
+    it('hands on each outcome once and never synchronously, a timeout included', async () => {
+      const { clock, deadlines } = setUp(5_000);
+      const outcomes: string[] = [];
+      deadlines.run(() => { throw new Error('boom'); }, 'thrown', (r) => outcomes.push(`thrown:${r.outcome}`));
+      const hung = heldCall();
+      deadlines.run(hung.fn, 'hung', (r) => outcomes.push(`hung:${r.outcome}`));
+      expect(outcomes).toEqual([]);
+      await new Promise((resolve) => setImmediate(resolve));
+      clock.time += 5_000;
+      clock.expire();
+      await new Promise((resolve) => setImmediate(resolve));
+      hung.finish();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(outcomes).toEqual(['thrown:error', 'hung:timeout']);
     });
 
     it('takes a handler that returns nothing (a JavaScript plugin working synchronously) as a success', async () => {
       const { deadlines } = setUp();
       const syncHandler = (() => undefined) as unknown as (signal: AbortSignal) => Promise<void>;
-      expect(await deadlines.run(syncHandler, 'h syncPod')).toEqual({ outcome: 'success', value: undefined });
+      expect(await outcomeOf(deadlines, syncHandler, 'h syncPod')).toEqual({ outcome: 'success', value: undefined });
     });
 
     it('gives calls with the same rounded deadline one signal and one timer, and later calls another', () => {
       const { clock, deadlines } = setUp(5_000); // resolution 10 ms
       const [a, b, c] = [heldCall(), heldCall(), heldCall()];
       clock.time += 1;
-      void deadlines.run(a.fn, 'a'); // +5,001 → +5,010
+      void outcomeOf(deadlines, a.fn, 'a'); // +5,001 → +5,010
       clock.time += 8;
-      void deadlines.run(b.fn, 'b'); // +5,009 → +5,010
+      void outcomeOf(deadlines, b.fn, 'b'); // +5,009 → +5,010
       clock.time += 10;
-      void deadlines.run(c.fn, 'c'); // +5,019 → +5,020
+      void outcomeOf(deadlines, c.fn, 'c'); // +5,019 → +5,020
       expect(a.signal()).toBe(b.signal());
       expect(c.signal()).not.toBe(a.signal());
       expect(clock.pending()).toEqual([Date.UTC(2026, 0, 1) + 5_010, Date.UTC(2026, 0, 1) + 5_020]);
@@ -89,7 +110,7 @@ describe(CallDeadlines.name, () => {
       const { clock, deadlines } = setUp(5_000);
       clock.time += 1; // the deadline rounds up from +5,001 to +5,010
       const hung = heldCall();
-      const result = deadlines.run(hung.fn, 'h syncPod');
+      const result = outcomeOf(deadlines, hung.fn, 'h syncPod');
       clock.time += 5_000;
       clock.expire();
       expect(hung.signal().aborted).toBe(false);
@@ -107,12 +128,12 @@ describe(CallDeadlines.name, () => {
     it('does not add a call to a deadline made more than one step of real time ago, whatever the wall clock says', async () => {
       const { clock, deadlines } = setUp(50); // resolution 1 ms
       const [a, b] = [heldCall(), heldCall()];
-      void deadlines.run(a.fn, 'a');
+      void outcomeOf(deadlines, a.fn, 'a');
       // The wall clock stands still (or was stepped back) while real time passes: the old deadline's
       // relative timer would cut b short.
       const started = performance.now();
       while (performance.now() - started < 2) await new Promise((resolve) => setImmediate(resolve));
-      void deadlines.run(b.fn, 'b');
+      void outcomeOf(deadlines, b.fn, 'b');
       expect(b.signal()).not.toBe(a.signal());
       expect(clock.pending()).toEqual([Date.UTC(2026, 0, 1) + 50, Date.UTC(2026, 0, 1) + 50]);
     });
@@ -120,10 +141,10 @@ describe(CallDeadlines.name, () => {
     it('cancels the timer of a deadline once its calls settled and a newer deadline took over', async () => {
       const { clock, deadlines } = setUp(5_000);
       const first = heldCall();
-      const done = deadlines.run(first.fn, 'first');
+      const done = outcomeOf(deadlines, first.fn, 'first');
       clock.time += 20;
       const second = heldCall();
-      void deadlines.run(second.fn, 'second');
+      void outcomeOf(deadlines, second.fn, 'second');
       expect(clock.pending()).toHaveLength(2);
       first.finish();
       await done;
@@ -133,7 +154,7 @@ describe(CallDeadlines.name, () => {
     it('aborts every running call’s signal with the parent, and the calls still resolve with their outcome', async () => {
       const { parent, deadlines } = setUp();
       const [a, b] = [heldCall(), heldCall()];
-      const results = [deadlines.run(a.fn, 'a'), deadlines.run(b.fn, 'b')];
+      const results = [outcomeOf(deadlines, a.fn, 'a'), outcomeOf(deadlines, b.fn, 'b')];
       parent.abort(new Error('shutdown'));
       expect(a.signal().aborted && b.signal().aborted).toBe(true);
       expect(a.signal().reason).toEqual(new Error('shutdown'));
@@ -141,7 +162,7 @@ describe(CallDeadlines.name, () => {
       b.fail(new Error('aborted'));
       expect(await Promise.all(results)).toEqual([{ outcome: 'success', value: undefined }, { outcome: 'error', err: new Error('aborted') }]);
       const late = heldCall();
-      void deadlines.run(late.fn, 'late');
+      void outcomeOf(deadlines, late.fn, 'late');
       expect(late.signal().aborted).toBe(true);
     });
   });

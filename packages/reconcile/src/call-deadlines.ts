@@ -15,10 +15,12 @@ export interface CallDeadlinesOptions {
 /** Every successful call's result: one object, not one per call. */
 const SUCCESS: CallResult<void> = Object.freeze({ outcome: 'success', value: undefined });
 
-/** A call waiting for its outcome; `what` names it in its timeout error. */
+/** A call of a deadline; `what` names it in its timeout error. */
 interface PendingCall {
-  readonly resolve: (result: CallResult<void>) => void;
+  readonly onResult: (result: CallResult<void>) => void;
   readonly what: string;
+  /** Its outcome was handed on (or it timed out): a late settlement is ignored. */
+  settled: boolean;
 }
 
 /** One deadline shared by every call whose rounded deadline it is. */
@@ -27,7 +29,13 @@ interface Deadline {
   /** performance.now() at creation: only calls started within one resolution step join it. */
   readonly created: number;
   readonly controller: AbortController;
-  readonly pending: Set<PendingCall>;
+  /**
+   * Every call that joined it, settled or not: an array appended to, not a Set added to and deleted
+   * from per call (each delete that empties a small Map or Set reallocates its table).
+   */
+  readonly calls: PendingCall[];
+  /** Calls not settled yet. */
+  unsettled: number;
   timer: Timer | undefined;
 }
 
@@ -47,8 +55,9 @@ export function deadlineResolutionMs(timeoutMs: number): number {
  * time per call: a call's deadline is its start plus `timeoutMs`, rounded up to
  * {@link deadlineResolutionMs}, and calls with the same deadline share one signal and one timer. A
  * call's signal therefore aborts no earlier than `timeoutMs` after it started (and at most one
- * resolution step later), or when `parent` aborts. On its deadline a call still running resolves
- * as `timeout` and is abandoned: a late settlement is ignored. Never rejects.
+ * resolution step later), or when `parent` aborts. On its deadline a call still running ends as
+ * `timeout` and is abandoned: a late settlement is ignored. A deadline keeps the calls that joined
+ * it (within one resolution step) until it is dropped.
  */
 export class CallDeadlines {
   readonly #o: CallDeadlinesOptions;
@@ -66,30 +75,36 @@ export class CallDeadlines {
     }, { once: true });
   }
 
-  /** Calls `fn` with the signal of its deadline. `what` names the call in its timeout error, e.g. `h syncPod`. */
-  run(fn: (signal: AbortSignal) => Promise<void>, what: string): Promise<CallResult<void>> {
+  /**
+   * Calls `fn` with the signal of its deadline and hands its outcome to `onResult`: once, never
+   * synchronously, and never a rejection. A callback, not a promise: a promise to await per call cost
+   * the reconciler two more promises and a closure per handler call. `what` names the call in its
+   * timeout error, e.g. `h syncPod`. `onResult` must not throw.
+   */
+  run(fn: (signal: AbortSignal) => Promise<void>, what: string, onResult: (result: CallResult<void>) => void): void {
     const deadline = this.#deadline();
     let promise: Promise<void>;
     try {
       // Promise.resolve: a JavaScript handler may return nothing (it did its work synchronously).
       promise = Promise.resolve(fn(deadline.controller.signal));
     } catch (err: unknown) {
-      this.#release(deadline);
-      return Promise.resolve({ outcome: 'error', err });
+      promise = Promise.reject(err);
     }
-    return new Promise<CallResult<void>>((resolve) => {
-      const call: PendingCall = { resolve, what };
-      deadline.pending.add(call);
-      const settle = (result: CallResult<void>): void => {
-        if (!deadline.pending.delete(call)) return; // timed out: abandoned
-        this.#release(deadline);
-        resolve(result);
-      };
-      void promise.then(
-        () => settle(SUCCESS),
-        (err: unknown) => settle({ outcome: 'error', err }),
-      );
-    });
+    const call: PendingCall = { onResult, what, settled: false };
+    deadline.calls.push(call);
+    deadline.unsettled++;
+    void promise.then(
+      () => this.#settle(deadline, call, SUCCESS),
+      (err: unknown) => this.#settle(deadline, call, { outcome: 'error', err }),
+    );
+  }
+
+  #settle(deadline: Deadline, call: PendingCall, result: CallResult<void>): void {
+    if (call.settled) return; // timed out: abandoned
+    call.settled = true;
+    deadline.unsettled--;
+    this.#release(deadline);
+    call.onResult(result);
   }
 
   #deadline(): Deadline {
@@ -100,20 +115,20 @@ export class CallDeadlines {
     // The monotonic check keeps a wall clock stepped backwards from adding a call to a deadline whose
     // timer (relative) was set long ago and would cut the call short.
     if (newest !== undefined && newest.due === due && now - newest.created < step) return newest;
-    const deadline: Deadline = { due, created: now, controller: new AbortController(), pending: new Set(), timer: undefined };
+    const deadline: Deadline = { due, created: now, controller: new AbortController(), calls: [], unsettled: 0, timer: undefined };
     // Calls in flight share the signal, and each may listen to it (undici does): no leak warning at 11.
     setMaxListeners(0, deadline.controller.signal);
     if (this.#o.parent.aborted) deadline.controller.abort(this.#o.parent.reason);
     deadline.timer = this.#o.timers.after(due - this.#o.clock.now(), () => this.#expire(deadline));
     this.#live.add(deadline);
     this.#newest = deadline;
-    if (newest !== undefined && newest.pending.size === 0) this.#drop(newest);
+    if (newest !== undefined && newest.unsettled === 0) this.#drop(newest);
     return deadline;
   }
 
   /** A call of `deadline` settled: a deadline no call is waiting for and none will join is dropped. */
   #release(deadline: Deadline): void {
-    if (deadline.pending.size === 0 && deadline !== this.#newest) this.#drop(deadline);
+    if (deadline.unsettled === 0 && deadline !== this.#newest) this.#drop(deadline);
   }
 
   #drop(deadline: Deadline): void {
@@ -126,10 +141,11 @@ export class CallDeadlines {
     if (this.#newest === deadline) this.#newest = undefined;
     const timeoutMs = this.#o.timeoutMs;
     deadline.controller.abort(new PodConfigError('PODCONFIG_HANDLER_TIMEOUT', `handler call did not finish within ${timeoutMs} ms`, { retryable: true }));
-    const calls = [...deadline.pending];
-    deadline.pending.clear();
-    for (const call of calls) {
-      call.resolve({
+    deadline.unsettled = 0;
+    for (const call of deadline.calls) {
+      if (call.settled) continue;
+      call.settled = true;
+      call.onResult({
         outcome: 'timeout',
         err: new PodConfigError('PODCONFIG_HANDLER_TIMEOUT', `${call.what} did not finish within ${timeoutMs} ms`, { retryable: true }),
       });

@@ -7,10 +7,10 @@ class HeldRuns {
   readonly #finishers = new Map<string, () => void>();
   readonly #waiters: { n: number; resolve: () => void }[] = [];
 
-  readonly run = (_lane: number, item: string): Promise<void> => {
+  readonly run = (_lane: number, item: string, done: () => void): void => {
     this.started.push(item);
     for (const waiter of this.#waiters.filter((w) => this.started.length >= w.n)) waiter.resolve();
-    return new Promise<void>((resolve) => this.#finishers.set(item, resolve));
+    this.#finishers.set(item, done);
   };
 
   finish(item: string): void {
@@ -43,6 +43,27 @@ describe(Dispatcher.name, () => {
       await dispatcher.drained();
       expect(dispatcher.inFlight).toBe(0);
       expect(runs.started).toEqual(['a', 'b', 'c', 'd']);
+    });
+
+    it('starts the next item when a run frees its slot synchronously (nothing to run), without recursion', async () => {
+      const started: number[] = [];
+      let finishFirst = (): void => undefined;
+      const dispatcher = new Dispatcher<number>({
+        concurrency: 1,
+        lanes: 1,
+        run: (_lane, item, done) => {
+          started.push(item);
+          if (item === 0) finishFirst = done;
+          else done();
+        },
+      });
+      const items = 100_000;
+      for (let i = 0; i < items; i++) dispatcher.enqueue(0, i);
+      expect(started).toEqual([0]);
+      finishFirst();
+      expect(started).toHaveLength(items);
+      expect(dispatcher.inFlight).toBe(0);
+      await dispatcher.drained();
     });
 
     it('queues an item once however often it is enqueued', () => {

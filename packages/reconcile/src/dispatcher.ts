@@ -5,8 +5,11 @@ export interface DispatcherOptions<T> {
   readonly concurrency: number;
   /** Number of lanes (one per handler). */
   readonly lanes: number;
-  /** Runs one item; the slot is free again when the promise settles. Must not reject. */
-  readonly run: (lane: number, item: T) => Promise<void>;
+  /**
+   * Runs one item; the slot is free again once it calls `done` (exactly once; synchronously when it
+   * had nothing to run). A callback, not a promise: the reconciler runs one per handler call.
+   */
+  readonly run: (lane: number, item: T, done: () => void) => void;
 }
 
 /**
@@ -19,12 +22,16 @@ export interface DispatcherOptions<T> {
 export class Dispatcher<T> {
   readonly #concurrency: number;
   readonly #laneCap: number;
-  readonly #run: (lane: number, item: T) => Promise<void>;
+  readonly #run: (lane: number, item: T, done: () => void) => void;
   readonly #queues: FifoSet<T>[];
   readonly #inFlight: number[];
+  /** Each lane's `done`: one function per lane, not a closure per item. */
+  readonly #done: (() => void)[];
   #total = 0;
   #next = 0;
   #paused = false;
+  /** In #pump: a `done` called from `run` itself leaves the loop to start the next item. */
+  #pumping = false;
   readonly #drainWaiters: (() => void)[] = [];
 
   constructor(options: DispatcherOptions<T>) {
@@ -33,6 +40,7 @@ export class Dispatcher<T> {
     this.#run = options.run;
     this.#queues = Array.from({ length: options.lanes }, () => new FifoSet<T>());
     this.#inFlight = Array.from({ length: options.lanes }, () => 0);
+    this.#done = Array.from({ length: options.lanes }, (_, lane) => (): void => this.#finished(lane));
   }
 
   /** Calls in flight across all lanes. */
@@ -67,22 +75,28 @@ export class Dispatcher<T> {
   }
 
   #pump(): void {
-    while (!this.#paused && this.#total < this.#concurrency) {
-      const lane = this.#pickLane();
-      if (lane === undefined) return;
-      const item = this.#queues[lane]?.shift();
-      if (item === undefined) return;
-      this.#total += 1;
-      this.#inFlight[lane] = (this.#inFlight[lane] ?? 0) + 1;
-      // then(done, done), not finally(done): finally makes two more promises and closures per call.
-      const done = (): void => {
-        this.#total -= 1;
-        this.#inFlight[lane] = (this.#inFlight[lane] ?? 1) - 1;
-        this.#pump();
-        if (this.#total === 0) for (const resolve of this.#drainWaiters.splice(0)) resolve();
-      };
-      void this.#run(lane, item).then(done, done);
+    if (this.#pumping) return;
+    this.#pumping = true;
+    try {
+      while (!this.#paused && this.#total < this.#concurrency) {
+        const lane = this.#pickLane();
+        if (lane === undefined) return;
+        const item = this.#queues[lane]?.shift();
+        if (item === undefined) return;
+        this.#total += 1;
+        this.#inFlight[lane] = (this.#inFlight[lane] ?? 0) + 1;
+        this.#run(lane, item, this.#done[lane]!);
+      }
+    } finally {
+      this.#pumping = false;
     }
+  }
+
+  #finished(lane: number): void {
+    this.#total -= 1;
+    this.#inFlight[lane] = (this.#inFlight[lane] ?? 1) - 1;
+    this.#pump();
+    if (this.#total === 0) for (const resolve of this.#drainWaiters.splice(0)) resolve();
   }
 
   /** The next lane, in turn, that has work and a slot of its own left. */

@@ -4,6 +4,7 @@ import {
 import type { Clock, KillPodReason, Pod, SyncHandler, SyncPodType } from '@podconfig/core';
 import type { Logger } from 'pino';
 import type { CallDeadlines } from './call-deadlines.js';
+import type { CallResult } from './call-with-timeout.js';
 import type { ClockTimers } from './clock-timers.js';
 import type { Dispatcher } from './dispatcher.js';
 import { DEFAULT_GRACE_PERIOD_SECONDS, gracePeriodSeconds, type PodRecord } from './pod-record.js';
@@ -146,12 +147,17 @@ export class HandlerLane {
     return true;
   }
 
-  /** Runs the worker's owed call; called by the dispatcher, resolves when the slot is free. */
-  async execute(worker: PodWorker): Promise<void> {
+  /**
+   * Runs the worker's owed call; called by the dispatcher. `done` frees the slot: once the call ended
+   * and its outcome was taken in, or at once when nothing may run.
+   */
+  execute(worker: PodWorker, done: () => void): void {
     const item = worker.pending;
-    if (item === undefined || worker.inFlight) return;
     // An owed kill may have turned into a create while queued: it must own its full name first (§6.6).
-    if (item.kind === 'sync' && !this.#mayStart(worker)) return;
+    if (item === undefined || worker.inFlight || (item.kind === 'sync' && !this.#mayStart(worker))) {
+      done();
+      return;
+    }
     worker.pending = undefined;
     worker.current = item;
     const kind = callKind(item);
@@ -166,8 +172,7 @@ export class HandlerLane {
     if (this.#log.isLevelEnabled('debug')) this.#log.debug(callFields(pod, kind, item), 'handler call');
 
     const source = record.source;
-    const parent = this.#o.host.signal();
-    const called = await this.#o.host.deadlines().run(
+    this.#o.host.deadlines().run(
       (signal) => {
         if (item.kind === 'kill') {
           return this.handler.killPod({ reason: item.reason, pod, gracePeriodSeconds: item.gracePeriodSeconds, attempt: item.attempt }, signal);
@@ -176,11 +181,28 @@ export class HandlerLane {
         return this.handler.syncPod({ type: item.type, pod, source, attempt: item.attempt }, signal);
       },
       kind === 'kill' ? this.#killWhat : this.#syncWhat,
+      (called) => {
+        try {
+          this.#ended(worker, item, kind, started, called);
+        } catch (err: unknown) {
+          // A bug here must not keep the slot: the call ended either way.
+          this.#log.error({ err, pod: podRef(pod), call: kind }, 'internal error after a handler call');
+        } finally {
+          done();
+        }
+      },
     );
-    if (parent.aborted) this.#o.host.interrupted();
+  }
+
+  /** A call ended: records its outcome, then schedules what the worker owes next (retry, resync, owed work). */
+  #ended(worker: PodWorker, item: WorkItem, kind: CallKind, started: number, called: CallResult<void>): void {
+    const record = worker.record;
+    const pod = record.pod;
+    const shutDown = this.#o.host.signal().aborted;
+    if (shutDown) this.#o.host.interrupted();
     // Handlers return normally when their signal aborts; a call cut short by shutdown did not
     // complete its work, so it must not count (or be reported) as a success.
-    const result = called.outcome === 'success' && parent.aborted
+    const result = called.outcome === 'success' && shutDown
       ? { outcome: 'error' as const, err: new PodConfigError('PODCONFIG_HANDLER_FAILED', `${this.name} ${kind} was cut short by shutdown`, { retryable: true }) }
       : called;
     const now = this.#o.clock.now();

@@ -129,7 +129,11 @@ export class Reconciler {
     this.#dispatcher = new Dispatcher<PodWorker>({
       concurrency,
       lanes: options.handlers.length,
-      run: (lane, worker) => this.#lanes[lane]?.execute(worker) ?? Promise.resolve(),
+      run: (lane, worker, done) => {
+        const handlerLane = this.#lanes[lane];
+        if (handlerLane === undefined) done();
+        else handlerLane.execute(worker, done);
+      },
     });
     const host: LaneHost = {
       signal: () => this.#stop.signal,
