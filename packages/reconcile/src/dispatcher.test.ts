@@ -66,6 +66,28 @@ describe(Dispatcher.name, () => {
       await dispatcher.drained();
     });
 
+    it('does not count as drained between a run that ended synchronously and the next one', async () => {
+      const held = new Map<string, () => void>();
+      const dispatcher = new Dispatcher<string>({
+        concurrency: 1,
+        lanes: 1,
+        run: (_lane, item, done) => {
+          if (item.startsWith('sync')) done();
+          else held.set(item, done);
+        },
+      });
+      for (const item of ['held1', 'sync', 'held2']) dispatcher.enqueue(0, item);
+      let drained = false;
+      void dispatcher.drained().then(() => { drained = true; });
+      held.get('held1')!();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect([...held.keys()]).toEqual(['held1', 'held2']);
+      expect(drained).toBe(false);
+      held.get('held2')!();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(drained).toBe(true);
+    });
+
     it('queues an item once however often it is enqueued', () => {
       const runs = new HeldRuns();
       const dispatcher = new Dispatcher<string>({ concurrency: 1, lanes: 1, run: runs.run });

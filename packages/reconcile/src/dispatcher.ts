@@ -80,9 +80,8 @@ export class Dispatcher<T> {
     try {
       while (!this.#paused && this.#total < this.#concurrency) {
         const lane = this.#pickLane();
-        if (lane === undefined) return;
-        const item = this.#queues[lane]?.shift();
-        if (item === undefined) return;
+        const item = lane === undefined ? undefined : this.#queues[lane]?.shift();
+        if (lane === undefined || item === undefined) break;
         this.#total += 1;
         this.#inFlight[lane] = (this.#inFlight[lane] ?? 0) + 1;
         this.#run(lane, item, this.#done[lane]!);
@@ -90,13 +89,14 @@ export class Dispatcher<T> {
     } finally {
       this.#pumping = false;
     }
+    // Here, not in #finished: a run that ended synchronously inside the loop is followed by the next.
+    if (this.#total === 0) for (const resolve of this.#drainWaiters.splice(0)) resolve();
   }
 
   #finished(lane: number): void {
     this.#total -= 1;
     this.#inFlight[lane] = (this.#inFlight[lane] ?? 1) - 1;
     this.#pump();
-    if (this.#total === 0) for (const resolve of this.#drainWaiters.splice(0)) resolve();
   }
 
   /** The next lane, in turn, that has work and a slot of its own left. */
