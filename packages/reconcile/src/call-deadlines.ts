@@ -83,16 +83,17 @@ export class CallDeadlines {
    */
   run(fn: (signal: AbortSignal) => Promise<void>, what: string, onResult: (result: CallResult<void>) => void): void {
     const deadline = this.#deadline();
+    const call: PendingCall = { onResult, what, settled: false };
+    deadline.calls.push(call);
+    deadline.unsettled++;
     let promise: Promise<void>;
     try {
       // Promise.resolve: a JavaScript handler may return nothing (it did its work synchronously).
       promise = Promise.resolve(fn(deadline.controller.signal));
     } catch (err: unknown) {
-      promise = Promise.reject(err);
+      queueMicrotask(() => this.#settle(deadline, call, { outcome: 'error', err }));
+      return;
     }
-    const call: PendingCall = { onResult, what, settled: false };
-    deadline.calls.push(call);
-    deadline.unsettled++;
     void promise.then(
       () => this.#settle(deadline, call, SUCCESS),
       (err: unknown) => this.#settle(deadline, call, { outcome: 'error', err }),
