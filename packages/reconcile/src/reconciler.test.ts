@@ -651,13 +651,19 @@ describe(Reconciler.name, () => {
       await h.stop();
     });
 
-    it('resyncs each pod every [1, 1.5) × syncFrequency after its last successful sync (checklist 98)', async () => {
+    /** One file pod created at the clock's start, with its resync timer armed (67.5 s: jitter 0.25). */
+    async function syncedPod(): Promise<{ clock: ManualClock; handler: TestHandler; h: Harness }> {
       const clock = new ManualClock();
       const handler = new TestHandler('h');
       const h = start({ handlers: [handler], clock, syncFrequencyMs: 60_000, random: () => 0.25 });
       await h.feed.push('file', 'ADD', [pod('web')]);
       await handler.ended.count(1);
       await clock.sleeping(67_500);
+      return { clock, handler, h };
+    }
+
+    it('resyncs each pod every [1, 1.5) × syncFrequency after its last successful sync (checklist 98)', async () => {
+      const { clock, handler, h } = await syncedPod();
       clock.advance(67_500);
       await handler.ended.count(2);
       await clock.sleeping(67_500);
@@ -673,12 +679,7 @@ describe(Reconciler.name, () => {
     });
 
     it('keeps one resync timer however often the pod is synced before it fires; the resync still comes after the last sync', async () => {
-      const clock = new ManualClock();
-      const handler = new TestHandler('h');
-      const h = start({ handlers: [handler], clock, syncFrequencyMs: 60_000, random: () => 0.25 });
-      await h.feed.push('file', 'ADD', [pod('web')]);
-      await handler.ended.count(1);
-      await clock.sleeping(67_500);
+      const { clock, handler, h } = await syncedPod();
       for (let v = 2; v <= 4; v++) {
         clock.advance(10_000);
         await h.feed.push('file', 'UPDATE', [pod('web', { v })]);
