@@ -354,8 +354,8 @@ export class HandlerLane {
     const frequency = this.#o.syncFrequencyMs;
     const delay = frequency * (1 + RESYNC_JITTER * (Math.floor(this.#random() * 100) / 100));
     worker.resyncAt = now + delay;
-    worker.resyncBy = Math.max(worker.resyncAt, now + frequency * (1 + RESYNC_JITTER) - 1);
-    // An armed timer fires before resyncBy: it was armed for at most 1.5 × syncFrequency, earlier.
+    // An armed timer fires before this sync's latest resync time: it was armed for at most
+    // 1.5 × syncFrequency, earlier.
     if (worker.timerKind !== 'resync') this.#armResync(worker, delay);
   }
 
@@ -368,9 +368,11 @@ export class HandlerLane {
       if (at === undefined || this.#o.host.stopping()) return;
       const now = this.#o.clock.now();
       if (now < at) {
-        // The rest in whole 1 % steps too (timer lists, above), but never past resyncBy.
-        const step = this.#o.syncFrequencyMs / 100;
-        this.#armResync(worker, Math.max(0, Math.min(Math.ceil((at - now) / step) * step, worker.resyncBy - now)));
+        // The rest in whole 1 % steps too (timer lists, above), but never past 1.5 × syncFrequency
+        // after the sync that owed it (lastSyncTime), nor before it is due.
+        const frequency = this.#o.syncFrequencyMs;
+        const latest = Math.max(at, (worker.lastSyncTime ?? now) + frequency * (1 + RESYNC_JITTER) - 1);
+        this.#armResync(worker, Math.min(Math.ceil((at - now) / (frequency / 100)) * (frequency / 100), latest - now));
         return;
       }
       worker.resyncAt = undefined;

@@ -27,8 +27,6 @@ export class PodWorker {
    * armed, stays armed across the calls in between: it re-arms itself until this time.
    */
   resyncAt: number | undefined;
-  /** The latest time the owed resync may run: 1.5 × syncFrequency after the sync that owed it. */
-  resyncBy = 0;
   /** Created on the first failure; a success resets it. */
   backoff: Backoff | undefined;
 

@@ -699,6 +699,27 @@ describe(Reconciler.name, () => {
       await h.stop();
     });
 
+    it('re-arms a resync timer in 1 % steps, but never past 1.5 × syncFrequency after the last sync', async () => {
+      const clock = new ManualClock();
+      const handler = new TestHandler('h');
+      // Jitter 0.495: each resync is owed 89.7 s after its sync; the latest allowed is 89.999 s after it.
+      const h = start({ handlers: [handler], clock, syncFrequencyMs: 60_000, random: () => 0.999 });
+      await h.feed.push('file', 'ADD', [pod('web')]);
+      await handler.ended.count(1);
+      await clock.sleeping(89_700);
+      clock.advance(6_001);
+      await h.feed.push('file', 'UPDATE', [pod('web', { v: 2 })]);
+      await handler.ended.count(2);
+      // The timer fires at 89.7 s; the resync is due at 95.701 s. 6,001 ms rounded up to 600 ms steps would be
+      // 96.3 s, past 96.0 s (1.5 × 60 s − 1 ms after the sync at 6.001 s): it re-arms for 96.0 s.
+      clock.advance(89_700 - 6_001);
+      await clock.sleeping(6_300);
+      clock.advance(6_300);
+      await handler.ended.count(3);
+      expect(handler.calls.items.map((c) => c.type)).toEqual(['create', 'update', 'resync']);
+      await h.stop();
+    });
+
     it('lists pods once all sources are ready and every syncFrequency after: kills orphans, re-creates missing pods', async () => {
       const clock = new ManualClock();
       let report: () => readonly ActualPod[] = () => [
