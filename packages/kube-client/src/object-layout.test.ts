@@ -27,8 +27,8 @@ describe(readObjectLayout.name, () => {
     expect(JSON.parse(cut(buf, layout!.managedFields!))).toEqual({ ...object, metadata: { name: 'web', annotations: { note: TRICKY } } });
   });
 
-  it('cuts a first or only managedFields member so that the rest still parses', () => {
-    for (const metadata of [{ managedFields: [{ manager: 'm' }], name: 'web' }, { managedFields: [] }]) {
+  it('cuts a first, only or middle managedFields member so that the rest still parses', () => {
+    for (const metadata of [{ managedFields: [{ manager: 'm' }], name: 'web' }, { managedFields: [] }, { name: 'web', managedFields: [{ manager: 'm' }], labels: { a: 'b' } }]) {
       const buf = bytesOf({ metadata, spec: {} });
       const layout = readObjectLayout(buf, 0, buf.length);
       const { managedFields: _dropped, ...rest } = metadata;

@@ -30,7 +30,8 @@ export interface ObjectLayout {
 /**
  * Finds `metadata.managedFields` and `spec` in the compact JSON object that starts at `at` (its `{`) and
  * ends before `end`, by walking its members and skipping their values byte by byte (strings with their
- * escapes, nested objects and arrays by depth), never decoding them; it stops at `spec`. With
+ * escapes, nested objects and arrays by depth), never decoding them; it stops at `spec`. `metadata` laid
+ * out as the API server writes it is found by a search instead ({@link searchMetadata}). With
  * `specLength` (the length of this object's `spec` last time) and bytes that fit it, `spec` is assumed
  * rather than scanned. Returns `undefined` when the bytes are not laid out as compact JSON members
  * (whitespace, a truncated value): the caller then parses the whole line, which says what is wrong with it.
@@ -58,7 +59,7 @@ export function readObjectLayout(buf: Buffer, at: number, end: number, specLengt
     }
     let valueEnd: number;
     if (sameBytes(buf, i + 1, keyEnd, METADATA) && buf[valueStart] === OPEN_BRACE) {
-      const metadata = readMetadata(buf, valueStart, last);
+      const metadata = searchMetadata(buf, valueStart, last) ?? readMetadata(buf, valueStart, last);
       if (metadata === undefined) return undefined;
       managedFields = metadata.managedFields;
       valueEnd = metadata.end;
@@ -75,6 +76,33 @@ export function readObjectLayout(buf: Buffer, at: number, end: number, specLengt
 
 const layout = (managedFields: ByteRange | undefined, spec: ByteRange | undefined, specAssumed: boolean): ObjectLayout =>
   ({ managedFields, spec, specAssumed });
+
+const SPEC_MEMBER = Buffer.from(',"spec":{');
+const MANAGED_FIELDS_MEMBER = Buffer.from(',"managedFields":[');
+
+/**
+ * `metadata`'s object at `at` as the API server writes an ObjectMeta, found with two native searches
+ * instead of a walk over its bytes (most of them `managedFields`; the walk was 8 % of a 5,000-pod watch's
+ * time): `managedFields` is its last member (Go's field order), and the object's `spec` follows it:
+ * `…,"managedFields":[…]},"spec":{`. ObjectMeta has no `spec` key at any depth (managedFields' field
+ * sets spell theirs `f:spec`), and a string cannot hold these bytes (its quotes are escaped), so the first
+ * `,"spec":{` after `at` closes the metadata, and the last `,"managedFields":[` before it opens its last
+ * member (searched backwards: measured faster than forwards). Undefined when the bytes are not laid out
+ * so: the caller walks them.
+ *
+ * A misread costs nothing but time: a nested `spec` taken for the object's has the object's after it, so
+ * it gets no digest (two `spec` keys), and a managedFields cut that crosses depths does not parse (the
+ * whole line then is). Not checked: that `managedFields` is the last member. From a producer that wrote
+ * members after it, ending in an array, those would be cut too; the API server writes ObjectMeta's
+ * fields in their order.
+ */
+function searchMetadata(buf: Buffer, at: number, end: number): { end: number; managedFields: ByteRange } | undefined {
+  const spec = buf.indexOf(SPEC_MEMBER, at);
+  if (spec < 0 || spec >= end || buf[spec - 1] !== CLOSE_BRACE || buf[spec - 2] !== CLOSE_BRACKET) return undefined;
+  const managedFields = buf.lastIndexOf(MANAGED_FIELDS_MEMBER, spec);
+  if (managedFields <= at) return undefined;
+  return { end: spec, managedFields: { start: managedFields, end: spec - 1 } };
+}
 
 /** `metadata`'s object at `at`: where it ends, and its `managedFields` member (walked, not decoded). */
 function readMetadata(buf: Buffer, at: number, end: number): { end: number; managedFields: ByteRange | undefined } | undefined {

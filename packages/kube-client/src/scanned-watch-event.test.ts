@@ -192,6 +192,23 @@ describe('ScannedWatchEvent decode options', () => {
     expect(decode('MODIFIED', apiPod({ rv: '3' }), options).spec).toBe(first.spec);
   });
 
+  it('decodes right when the search for metadata\'s end misreads it: a nested spec is not taken for the object\'s', () => {
+    // Not an ObjectMeta (it has no spec key at any depth), but JSON: the search for metadata's end stops at
+    // the nested spec, whose bytes stay the same while the object's spec changes.
+    const pod = (rv: string, image: string): Json => {
+      const p = apiPod({ rv, image });
+      (p.metadata as Json).extra = { x: { y: [1] }, spec: { z: 1 }, w: 1 };
+      return p;
+    };
+    for (const dropManagedFields of [false, true]) {
+      const options = { dropManagedFields, specMemo: bigMemo() };
+      const expected = (p: Json): Json => (dropManagedFields ? withoutManagedFields(p) : p);
+      expect(decode('ADDED', pod('1', 'nginx:1'), options)).toEqual(expected(pod('1', 'nginx:1')));
+      expect(decode('MODIFIED', pod('2', 'nginx:2'), options)).toEqual(expected(pod('2', 'nginx:2')));
+      expect(decode('MODIFIED', pod('3', 'nginx:3'), options)).toEqual(expected(pod('3', 'nginx:3')));
+    }
+  });
+
   it('falls back to the whole line when the cut one does not parse, and reports the line as usual', () => {
     const bytes = Buffer.from(JSON.stringify({ type: 'MODIFIED', object: apiPod() }).replace('"phase":"Running"', '"phase":Running'));
     const head = scanWatchHead(bytes, 0, bytes.length)!;
