@@ -177,9 +177,10 @@ export class AcceptedPodIndex {
       const pod = next.get(key);
       if (old === pod) continue;
       if (pod !== undefined) read.set(key, pod);
-      if (old !== undefined && pod !== undefined && this.#soleAndUnchanged(key, old, pod)) {
-        // The common watch event: a new version of a pod alone with its full name and UID. What is
-        // accepted does not change, only the pod: the merger re-diffs its UID.
+      if (old !== undefined && pod !== undefined && samePlace(old, pod)) {
+        // The common watch event: a new version of a pod with its full name and UID. Which keys win
+        // depends only on the groups' members and who won before, so nothing here changes, only the
+        // pod: the merger re-diffs its UID (whichever key that UID's accepted pod is under).
         uids.add(podUid(pod));
         continue;
       }
@@ -246,14 +247,10 @@ export class AcceptedPodIndex {
     }
     return { uids, drops: drops.sort(byKey), read };
   }
-
-  /** `key` keeps its full name and UID from `old` to `pod`, and is the only key with either. */
-  #soleAndUnchanged(key: string, old: Pod, pod: Pod): boolean {
-    const uid = podUid(pod);
-    if (uid !== podUid(old) || this.#uids.get(uid) !== key || this.#uidWinner.get(uid) !== key) return false;
-    if (pod.metadata?.name !== old.metadata?.name || pod.metadata?.namespace !== old.metadata?.namespace) return false;
-    return this.#names.get(podFullName(pod)) === key;
-  }
 }
+
+/** `pod` has `old`'s UID and full name: its key stays in the same groups. */
+const samePlace = (old: Pod, pod: Pod): boolean =>
+  podUid(pod) === podUid(old) && pod.metadata?.name === old.metadata?.name && pod.metadata?.namespace === old.metadata?.namespace;
 
 const byKey = (a: DropReport, b: DropReport): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
