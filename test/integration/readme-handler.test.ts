@@ -61,9 +61,9 @@ describe('docs/handlers.md "Write your own handler"', () => {
         const list = await a.getJSON<{ items: { metadata: { name: string; uid: string } }[] }>('/pods');
         return list.items.find((p) => p.metadata.name === `web-${NODE}`)?.metadata.uid;
       }, 15_000, 'web in /pods');
-      await eventually(async () => (existsSync(join(pods, uid)) ? true : undefined), 15_000, 'the pod file');
-      expect(await readFile(join(pods, uid), 'utf8')).toBe(`default/web-${NODE}\n`);
+      // The handler logs once its write has finished: reading the file before that could see it half written.
       await a.waitForLog((l) => l.msg === 'pod written' && l['op'] === 'create' && l['uid'] === uid);
+      expect(await readFile(join(pods, uid), 'utf8')).toBe(`default/web-${NODE}\n`);
 
       // listPods reported a file no source wants: killed as an orphan once the file source is ready.
       await eventually(async () => (existsSync(join(pods, 'left-from-an-earlier-run')) ? undefined : true), 15_000, 'leftover removed');
