@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { podManifestYaml, tempDir } from '@podconfig/testing';
 import { AgentProcess, eventually } from '../support/agent-process.js';
+import { metricSample } from '../support/metric-sample.js';
 
 const PLUGINS = fileURLToPath(new URL('../../fixtures/plugins/', import.meta.url));
 const NODE = 'side-node';
@@ -28,17 +29,6 @@ interface HandlerStatus {
 interface PodsBody {
   items: { metadata: { name: string; uid: string } }[];
   sync: { name: string; uid: string; desired: boolean; handlers: Record<string, HandlerStatus> }[];
-}
-
-/** The value of one sample of a Prometheus text exposition, whatever the label order; 0 when absent. */
-function sample(metrics: string, name: string, labels: Readonly<Record<string, string>>): number {
-  for (const line of metrics.split('\n')) {
-    const m = /^(\w+)\{(.*)\} (\S+)$/.exec(line);
-    if (m?.[1] !== name) continue;
-    const got = Object.fromEntries([...m[2]!.matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
-    if (Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
-  }
-  return 0;
 }
 
 describe('podconfig-agent with failing, hanging and slow handlers next to a recording one', () => {
@@ -139,11 +129,11 @@ describe('podconfig-agent with failing, hanging and slow handlers next to a reco
 
     // /metrics counts the outcomes per handler.
     const { body: metrics } = await a.get('/metrics');
-    expect(sample(metrics, 'podconfig_handler_calls_total', { handler: 'recorder', call: 'create', outcome: 'success' })).toBe(4);
-    expect(sample(metrics, 'podconfig_handler_calls_total', { handler: 'recorder', call: 'kill', outcome: 'success' })).toBe(2);
-    expect(sample(metrics, 'podconfig_handler_calls_total', { handler: 'thrower', call: 'create', outcome: 'error' })).toBe(1);
-    expect(sample(metrics, 'podconfig_handler_calls_total', { handler: 'thrower', call: 'resync', outcome: 'error' })).toBeGreaterThanOrEqual(1);
-    expect(sample(metrics, 'podconfig_handler_calls_total', { handler: 'hanger', call: 'create', outcome: 'timeout' })).toBeGreaterThanOrEqual(3);
-    expect(sample(metrics, 'podconfig_handler_calls_total', { handler: 'hanger', call: 'create', outcome: 'success' })).toBe(0);
+    expect(metricSample(metrics, 'podconfig_handler_calls_total', { handler: 'recorder', call: 'create', outcome: 'success' })).toBe(4);
+    expect(metricSample(metrics, 'podconfig_handler_calls_total', { handler: 'recorder', call: 'kill', outcome: 'success' })).toBe(2);
+    expect(metricSample(metrics, 'podconfig_handler_calls_total', { handler: 'thrower', call: 'create', outcome: 'error' })).toBe(1);
+    expect(metricSample(metrics, 'podconfig_handler_calls_total', { handler: 'thrower', call: 'resync', outcome: 'error' })).toBeGreaterThanOrEqual(1);
+    expect(metricSample(metrics, 'podconfig_handler_calls_total', { handler: 'hanger', call: 'create', outcome: 'timeout' })).toBeGreaterThanOrEqual(3);
+    expect(metricSample(metrics, 'podconfig_handler_calls_total', { handler: 'hanger', call: 'create', outcome: 'success' })).toBe(0);
   });
 });

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { podManifestYaml, tempDir } from '@podconfig/testing';
 import { AgentProcess, eventually } from '../support/agent-process.js';
+import { metricSample } from '../support/metric-sample.js';
 
 const SLOW = fileURLToPath(new URL('../../fixtures/plugins/slow.mjs', import.meta.url));
 const HANGING = fileURLToPath(new URL('../../fixtures/plugins/hanging.mjs', import.meta.url));
@@ -54,6 +55,10 @@ describe('podconfig-agent shutdown with handler calls in flight', () => {
     // The slow handler is inside its create call (and the recorder, beside it, already done).
     await eventually(async () => ((await jsonLines(slow)).some((l) => l['event'] === 'start') ? true : undefined), 15_000, 'slow call started');
     await eventually(async () => ((await jsonLines(rec)).some((l) => l['call'] === 'create') ? true : undefined), 15_000, 'recorder done');
+    // The recorder's line is written before its call returns: wait until the agent has taken the call in, or
+    // a SIGTERM handled first would find it still running (an interrupted call).
+    const recorded = { handler: 'recorder', call: 'create', outcome: 'success' };
+    await eventually(async () => (metricSample((await agent!.get('/metrics')).body, 'podconfig_handler_calls_total', recorded) === 1 ? true : undefined), 15_000, 'recorder call taken in');
 
     expect(await agent.stop('SIGTERM')).toEqual({ code: 0, signal: null });
     expect((await jsonLines(slow)).map((l) => `${String(l['event'])}:${String(l['call'])}:${String(l['pod'])}`)).toEqual([
