@@ -27,6 +27,23 @@ describe(readObjectLayout.name, () => {
     expect(JSON.parse(cut(buf, layout!.managedFields!))).toEqual({ ...object, metadata: { name: 'web', annotations: { note: TRICKY } } });
   });
 
+  it('finds the end of a pod\'s spec, followed by its status, by search as the walk does', () => {
+    const spec = { containers: [{ name: 'c', args: [TRICKY, '},"status":{', '}'] }], nested: { deeper: [[{}], []], status: 'x' } };
+    for (const object of [{ kind: 'Pod', metadata: { name: 'web' }, spec, status: { phase: 'Running', conditions: [{ status: 'True' }] } }, { spec: {}, status: {} }]) {
+      const buf = bytesOf(object);
+      const walked = readObjectLayout(buf, 0, buf.length);
+      expect(readObjectLayout(buf, 0, buf.length, undefined, true)).toStrictEqual(walked);
+      expect(JSON.parse(slice(buf, walked?.spec))).toEqual(object.spec);
+    }
+    // Without a status after it, or with a spec key before the status (here an ephemeral volume's claim
+    // template, with a status object nested in it), the spec is walked.
+    const ephemeral = { volumes: [{ ephemeral: { volumeClaimTemplate: { metadata: {}, spec: { a: {}, status: { b: 1 } } } } }] };
+    for (const object of [{ metadata: { name: 'web' }, spec }, { spec: ephemeral, status: {} }]) {
+      const buf = bytesOf(object);
+      expect(JSON.parse(slice(buf, readObjectLayout(buf, 0, buf.length, undefined, true)?.spec))).toEqual(object.spec);
+    }
+  });
+
   it('cuts a first, only or middle managedFields member so that the rest still parses', () => {
     for (const metadata of [{ managedFields: [{ manager: 'm' }], name: 'web' }, { managedFields: [] }, { name: 'web', managedFields: [{ manager: 'm' }], labels: { a: 'b' } }]) {
       const buf = bytesOf({ metadata, spec: {} });

@@ -180,6 +180,7 @@ describe('ScannedWatchEvent decode options', () => {
   });
 
   it('decodes a line with two spec keys as JSON.parse does (the last wins), and neither uses nor fills the memo with it', () => {
+    // Also the case a search for a pod spec's end must not take for one spec: a second one before the status.
     const memo = bigMemo();
     const options = { specMemo: memo };
     const first = decode('ADDED', apiPod({ rv: '1' }), options);
@@ -206,6 +207,23 @@ describe('ScannedWatchEvent decode options', () => {
       expect(decode('ADDED', pod('1', 'nginx:1'), options)).toEqual(expected(pod('1', 'nginx:1')));
       expect(decode('MODIFIED', pod('2', 'nginx:2'), options)).toEqual(expected(pod('2', 'nginx:2')));
       expect(decode('MODIFIED', pod('3', 'nginx:3'), options)).toEqual(expected(pod('3', 'nginx:3')));
+    }
+  });
+
+  it('decodes right when the search for a pod spec\'s end misreads it: a status object nested in the spec', () => {
+    // Not a PodSpec (it has no status key), but JSON: the search for the spec's end stops at the nested
+    // status, before the image, so the bytes it takes for the spec stay the same while the spec changes.
+    const pod = (rv: string, image: string): Json => {
+      const p = apiPod({ rv, image });
+      p.spec = { extra: { a: {}, status: { b: 1 } }, ...(p.spec as Json) };
+      return p;
+    };
+    for (const dropManagedFields of [false, true]) {
+      const options = { dropManagedFields, specMemo: bigMemo() };
+      const expected = (p: Json): Json => (dropManagedFields ? withoutManagedFields(p) : p);
+      for (const [type, rv, image] of [['ADDED', '1', 'nginx:1'], ['MODIFIED', '2', 'nginx:2'], ['MODIFIED', '3', 'nginx:3'], ['MODIFIED', '4', 'nginx:3']] as const) {
+        expect(decode(type, pod(rv, image), options), `${type} ${rv}`).toEqual(expected(pod(rv, image)));
+      }
     }
   });
 

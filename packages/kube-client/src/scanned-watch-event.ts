@@ -153,13 +153,14 @@ export class ScannedWatchEvent {
   #trimmed(bytes: Buffer, remembered: DecodedSpec | undefined): Trimmed | undefined {
     const objectAt = OBJECT_OFFSET + this.head.type.length;
     const objectEnd = bytes.length - 1;
-    let layout = readObjectLayout(bytes, objectAt, objectEnd, remembered?.bytes?.length);
+    const pod = this.head.kind === 'Pod';
+    let layout = readObjectLayout(bytes, objectAt, objectEnd, remembered?.bytes?.length, pod);
     if (layout === undefined) return undefined;
     let digest = this.#soleSpec(bytes, layout) ? specDigest(bytes, layout.spec!) : undefined;
     const reused = digest !== undefined && digest === remembered?.bytes?.digest;
     if (!reused && layout.specAssumed === true) {
       // The spec changed (or its length only matched): find where it really ends.
-      layout = readObjectLayout(bytes, objectAt, objectEnd);
+      layout = readObjectLayout(bytes, objectAt, objectEnd, undefined, pod);
       if (layout === undefined) return undefined;
       digest = this.#soleSpec(bytes, layout) ? specDigest(bytes, layout.spec!) : undefined;
     }
