@@ -16,7 +16,7 @@ export type {
 export { isPodLister, isStartable, isClosable } from './sync-handler.js';
 export { PodConfigError, SourceUnavailableError, ConfigInvalidError, StatusError, errorMessage } from './errors.js';
 export type { PodConfigErrorCode, StatusCause } from './errors.js';
-export { LatestByKey } from './latest-by-key.js';
+export { LatestByKey, type LatestByKeyOptions } from './latest-by-key.js';
 export { coalescePodSets } from './coalesce-pod-sets.js';
 export type { Clock } from './clock.js';
 export { systemClock } from './clock.js';

@@ -81,6 +81,22 @@ describe(LatestByKey.name, () => {
       expect(await drain.next()).toEqual({ done: true, value: undefined });
     });
 
+    it("with wake: 'microtask', wakes a waiting consumer once the put's synchronous caller is done, before the next macrotask", async () => {
+      const box = new LatestByKey<string, number>((pending, next) => pending + next, { wake: 'microtask' });
+      const controller = new AbortController();
+      const drain = box.drain(controller.signal);
+      const seen: string[] = [];
+      const first = drain.next().then((r) => seen.push(`took ${String(r.value)}`));
+      await Promise.resolve(); // the consumer is waiting
+      const macrotask = new Promise<void>((resolve) => setImmediate(() => { seen.push('macrotask'); resolve(); }));
+      box.put('a', 1);
+      box.put('a', 2); // same synchronous run: combined with the first
+      await Promise.all([first, macrotask]);
+      expect(seen).toEqual(['took 3', 'macrotask']);
+      controller.abort();
+      expect(await drain.next()).toEqual({ done: true, value: undefined });
+    });
+
     it('keeps a key pending again after its value was taken, behind keys already pending', async () => {
       const box = new LatestByKey<string, string>();
       const controller = new AbortController();

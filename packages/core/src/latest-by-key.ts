@@ -1,3 +1,13 @@
+export interface LatestByKeyOptions {
+  /**
+   * When a waiting consumer is woken after a `put()`: once per macrotask (default), so that a producer's
+   * burst coalesces first, or in a microtask, for producers that already put at most once per macrotask
+   * (a mailbox fed from other mailboxes), where another macrotask would only delay the value by a turn
+   * of the event loop.
+   */
+  readonly wake?: 'macrotask' | 'microtask';
+}
+
 /**
  * A mailbox that keeps only the latest value per key (decision D16). `put()` never blocks and
  * memory is bounded by the number of keys; `drain()` yields pending values in the order their
@@ -7,17 +17,20 @@
  *
  * A waiting consumer is woken by `put()` once per macrotask (`setImmediate`), not once per put:
  * everything a producer puts in the same turn (a reflector applying every event of one network
- * chunk) coalesces before the consumer runs. `close()` and an abort wake it at once.
+ * chunk) coalesces before the consumer runs. With `{ wake: 'microtask' }` it is woken as soon as the
+ * producer's synchronous code is done. `close()` and an abort wake it at once.
  */
 export class LatestByKey<K, V> {
   readonly #pending = new Map<K, V>();
   readonly #combine: (pending: V, next: V) => V;
+  readonly #wakeInMicrotask: boolean;
   #wake: (() => void) | undefined;
   #immediate: NodeJS.Immediate | undefined;
   #closed = false;
 
-  constructor(combine: (pending: V, next: V) => V = (_pending, next) => next) {
+  constructor(combine: (pending: V, next: V) => V = (_pending, next) => next, options: LatestByKeyOptions = {}) {
     this.#combine = combine;
+    this.#wakeInMicrotask = options.wake === 'microtask';
   }
 
   /** Number of keys with a pending value. */
@@ -29,7 +42,10 @@ export class LatestByKey<K, V> {
     if (this.#closed) return;
     const pending = this.#pending.get(key);
     this.#pending.set(key, pending === undefined ? value : this.#combine(pending, value));
-    if (this.#wake !== undefined) this.#immediate ??= setImmediate(this.#wakeLater);
+    if (this.#wake === undefined) return;
+    // The consumer's promise resolves now and it runs in a microtask: after this put's caller is done.
+    if (this.#wakeInMicrotask) this.#notify();
+    else this.#immediate ??= setImmediate(this.#wakeLater);
   }
 
   /** After `close()`, `drain()` yields what is pending and then returns. */

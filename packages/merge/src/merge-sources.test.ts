@@ -87,6 +87,28 @@ describe('mergeSources()', () => {
     expect(order('http')).toEqual(['http:http-1', 'http:http-1,http-2']);
   });
 
+  it('hands a SET to a waiting consumer before the next macrotask (a reflector\'s next decoding slice)', async () => {
+    const gate = deferred();
+    const order: string[] = [];
+    const source = new ScriptedSource('api', async function* (signal) {
+      await gate.promise;
+      // What a reflector does at its initial sync: push the set, then let macrotasks run before decoding on.
+      setImmediate(() => order.push('next macrotask'));
+      yield setOf('api', ['web']);
+      await aborted(signal);
+    });
+    const controller = new AbortController();
+    const merged = mergeSources([source], controller.signal);
+    const first = merged.next().then((r) => order.push(`merged ${names(r.value ?? undefined).join(',')}`));
+    await new Promise((resolve) => setImmediate(resolve)); // the consumer waits
+    gate.resolve();
+    await first;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual(['merged web', 'next macrotask']);
+    controller.abort();
+    await merged.return(undefined);
+  });
+
   it('keeps one pending SET per source while the consumer is blocked, then yields the latest with the union of change keys (D16)', async () => {
     const done = deferred();
     const taken = deferred();

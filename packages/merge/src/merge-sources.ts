@@ -7,14 +7,18 @@ import {
  * The fan-in of all sources (style.md example 4, decision D16): one {@link LatestByKey} mailbox
  * that keeps the latest SET per source, combined with `coalescePodSets` so change keys survive
  * coalescing. Producers never wait for the consumer; memory is one pending SET per source; order
- * within one source is kept.
+ * within one source is kept. SETs coalesce while the consumer is busy; a waiting consumer is woken in
+ * a microtask, not a macrotask later: podconfig's sources yield at most one SET per macrotask (the
+ * apiserver source's own mailbox coalesces per macrotask, the file and http sources yield after I/O),
+ * and a second macrotask would let a reflector decode for another 10 ms slice before the SET it
+ * already pushed (at start-up, its initial set) reaches the merger.
  *
  * Returns when `signal` aborts. If a source throws, the other sources are aborted, awaited, and
  * the error is rethrown (a {@link PodConfigError}; anything else is wrapped as
  * `PODCONFIG_INTERNAL` with the error as `cause`).
  */
 export function mergeSources(sources: readonly PodSource[], signal: AbortSignal): AsyncGenerator<PodSetUpdate, void, undefined> {
-  return mergeSourcesInto(new LatestByKey<SourceName, PodSetUpdate>(coalescePodSets), sources, signal);
+  return mergeSourcesInto(new LatestByKey<SourceName, PodSetUpdate>(coalescePodSets, { wake: 'microtask' }), sources, signal);
 }
 
 /** {@link mergeSources} with the mailbox given (the test seam for its bound). */
