@@ -227,6 +227,39 @@ describe('ScannedWatchEvent decode options', () => {
     }
   });
 
+  it('decodes as JSON.parse does, version after version, whatever a search for a pod spec\'s end or metadata\'s end misreads', () => {
+    const meta = (rv: string, extra = ''): string =>
+      `{"name":"web-1","namespace":"team-a","uid":"u","resourceVersion":"${rv}","managedFields":[{"manager":"m"}]${extra}}`;
+    const start = (type: string): string => `{"type":"${type}","object":{"kind":"Pod","apiVersion":"v1","metadata":`;
+    const cases: Record<string, string[]> = {
+      // A member of the watch event after its object, holding a status: the search runs past the object's end.
+      'an event member after the object': ['1', '2', '3'].map((rv, i) =>
+        `${start(i === 0 ? 'ADDED' : 'MODIFIED')}${meta(rv)},"spec":{"containers":[{"name":"c","image":"nginx"}]}},"x":{"y":{},"status":{"phase":"P${rv}"}}}`),
+      // Line 1's spec range runs one brace past the object; line 2's metadata has a spec member after managedFields.
+      'two misreads in a row': [
+        `${start('ADDED')}${meta('1')},"spec":{"z":{}}},"status":{"phase":"Running"}}`,
+        `${start('MODIFIED')}${meta('2', ',"x":{"a":[]},"spec":{"z":{}}')},"status":{"phase":"Running"}}}`,
+      ],
+      // A status object in an ephemeral volume's claim template (its managedFields' fieldsV1): the range ends early.
+      'a status object nested in the spec': ['1', '2', '3', '4'].map((rv, i) =>
+        `${start(i === 0 ? 'ADDED' : 'MODIFIED')}${meta(rv)},"spec":{"volumes":[{"name":"v","ephemeral":{"volumeClaimTemplate":{"metadata":{"managedFields":[{"fieldsV1":{"f:a":{},"status":{"x":1}}}]},"spec":{}}}}],"c":"${i < 2 ? 'a' : 'b'}"},"status":{"phase":"R"}}}`),
+      // A second spec key spelled with an escape: JSON.parse keeps it, a search for ,"spec": does not see it.
+      'a second spec key spelled with an escape': ['one', 'two', 'two'].map((c, i) =>
+        `${start(i === 0 ? 'ADDED' : 'MODIFIED')}${meta(String(i + 1))},"spec":{"a":1},"status":{"phase":"R"},"sp\\u0065c":{"c":"${c}"}}}`),
+    };
+    for (const [name, lines] of Object.entries(cases)) {
+      for (const dropManagedFields of [false, true]) {
+        const options = { dropManagedFields, specMemo: bigMemo() };
+        lines.forEach((line, i) => {
+          const bytes = Buffer.from(line);
+          const decoded = new ScannedWatchEvent(scanWatchHead(bytes, 0, bytes.length)!, bytes, i + 1, 'GET /api/v1/pods', options).decodeObject();
+          const object = (JSON.parse(line) as { object: Json }).object;
+          expect(decoded, `${name}, line ${i + 1}, dropManagedFields ${String(dropManagedFields)}`).toEqual(dropManagedFields ? withoutManagedFields(object) : object);
+        });
+      }
+    }
+  });
+
   it('falls back to the whole line when the cut one does not parse, and reports the line as usual', () => {
     const bytes = Buffer.from(JSON.stringify({ type: 'MODIFIED', object: apiPod() }).replace('"phase":"Running"', '"phase":Running'));
     const head = scanWatchHead(bytes, 0, bytes.length)!;

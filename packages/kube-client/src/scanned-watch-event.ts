@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { jsonEqual, PodConfigError, stripManagedFields } from '@podconfig/core';
-import { readObjectLayout, type ByteRange, type ObjectLayout } from './object-layout.js';
+import { readObjectLayout, type ByteRange } from './object-layout.js';
 import type { DecodedSpec, SpecBytes, WatchDecodeOptions } from './watch-decode-options.js';
 import type { WatchHead } from './watch-head.js';
 
@@ -82,17 +82,19 @@ export class ScannedWatchEvent {
     const small = specMemo === undefined || specMemo.size < WALK_FROM;
     const whole = small && (remembered === undefined || coldChange());
     let trimmed = whole ? undefined : this.#trimmed(bytes, remembered);
+    // False for a line whose object ends up with another spec than the one cut from it: it neither uses
+    // nor fills the memo.
+    let sameSpec = true;
     let event: unknown;
-    if (trimmed === undefined) event = this.#parseWhole(bytes);
-    else {
-      try {
-        event = JSON.parse(trimmed.text);
-      } catch {
+    if (trimmed !== undefined) {
+      const parsed = parseTrimmed(trimmed);
+      if (parsed === NOT_JSON || parsed === OTHER_SPEC) {
         // Cut bytes cannot make a good line bad; whatever is wrong, the whole line says it.
+        sameSpec = parsed === NOT_JSON;
         trimmed = undefined;
-        event = this.#parseWhole(bytes);
-      }
+      } else event = parsed;
     }
+    if (trimmed === undefined) event = this.#parseWhole(bytes);
     const decoded = isRecord(event) ? event.object : undefined;
     const metadata = isRecord(decoded) ? decoded.metadata : undefined;
     if (
@@ -108,7 +110,7 @@ export class ScannedWatchEvent {
       throw this.#bad('decodes to something other than its head (duplicate keys?)');
     }
     const object = trimmed === undefined && dropManagedFields ? stripManagedFields(decoded) : decoded;
-    this.#settleSpec(object, trimmed, remembered, key);
+    this.#settleSpec(object, trimmed, remembered, key, sameSpec);
     this.#object = object;
     return object;
   }
@@ -130,25 +132,28 @@ export class ScannedWatchEvent {
    * Puts the remembered spec in place when this one is unchanged — said by the digest of its bytes
    * (`trimmed.reused`), or, when no digest is remembered, by comparing the parsed spec with it — then
    * remembers what the next change needs: the spec, with this line's digest when the line was walked.
-   * DELETED forgets the object. A walked line without a digest (two `spec` keys) leaves the memo alone.
+   * DELETED forgets the object. A line whose object has another spec than the one cut from it (`sameSpec`
+   * false: two `spec` keys) neither uses nor fills the memo.
    */
-  #settleSpec(object: Record<string, unknown>, trimmed: Trimmed | undefined, remembered: DecodedSpec | undefined, key: string | undefined): void {
-    if (remembered !== undefined && (trimmed?.reused === true || (remembered.bytes === undefined && jsonEqual(object.spec, remembered.spec)))) {
+  #settleSpec(object: Record<string, unknown>, trimmed: Trimmed | undefined, remembered: DecodedSpec | undefined, key: string | undefined, sameSpec: boolean): void {
+    if (sameSpec && remembered !== undefined && (trimmed?.reused === true || (remembered.bytes === undefined && jsonEqual(object.spec, remembered.spec)))) {
       object.spec = remembered.spec;
     }
     const memo = this.#options.specMemo;
     if (memo === undefined || key === undefined) return;
     if (this.head.type === 'DELETED') memo.delete(key);
+    else if (!sameSpec) return;
     else if (trimmed === undefined) {
       if (object.spec !== remembered?.spec) memo.set(key, { spec: object.spec });
     } else if (!trimmed.reused && trimmed.specBytes !== undefined) memo.set(key, { bytes: trimmed.specBytes, spec: object.spec });
   }
 
   /**
-   * The line as text without the bytes it need not parse: `metadata.managedFields` (when dropped), and
-   * a `spec` whose bytes have the digest of the remembered one (`null` in the text, `reused`).
-   * `specBytes`: the digest and length of this line's `spec`, when it has exactly one. Undefined when the
-   * object's layout cannot be read: the whole line is parsed.
+   * The line as text without the bytes it need not parse together: `metadata.managedFields` (when
+   * dropped) cut out, and the top-level `spec` replaced by `null`. A spec whose bytes have the digest of
+   * the remembered one is not parsed at all (`reused`); another is parsed on its own (`specText`), which
+   * also proves that its range is exactly one JSON value. `specBytes`: the spec's digest and length.
+   * Undefined when the object's layout cannot be read: the whole line is parsed.
    */
   #trimmed(bytes: Buffer, remembered: DecodedSpec | undefined): Trimmed | undefined {
     const objectAt = OBJECT_OFFSET + this.head.type.length;
@@ -156,30 +161,24 @@ export class ScannedWatchEvent {
     const pod = this.head.kind === 'Pod';
     let layout = readObjectLayout(bytes, objectAt, objectEnd, remembered?.bytes?.length, pod);
     if (layout === undefined) return undefined;
-    let digest = this.#soleSpec(bytes, layout) ? specDigest(bytes, layout.spec!) : undefined;
+    let digest = layout.spec === undefined ? undefined : specDigest(bytes, layout.spec);
     const reused = digest !== undefined && digest === remembered?.bytes?.digest;
     if (!reused && layout.specAssumed === true) {
       // The spec changed (or its length only matched): find where it really ends.
       layout = readObjectLayout(bytes, objectAt, objectEnd, undefined, pod);
       if (layout === undefined) return undefined;
-      digest = this.#soleSpec(bytes, layout) ? specDigest(bytes, layout.spec!) : undefined;
+      digest = layout.spec === undefined ? undefined : specDigest(bytes, layout.spec);
     }
+    const spec = layout.spec;
     const cuts: Cut[] = [];
     // Cuts spelled out, not `{ ...range, text }`: such spreads get a V8 map each (see core's copyWith).
     if (this.#options.dropManagedFields === true && layout.managedFields !== undefined) cuts.push(cut(layout.managedFields, EMPTY));
-    if (reused && layout.spec !== undefined) cuts.push(cut(layout.spec, NULL));
+    if (spec !== undefined) cuts.push(cut(spec, NULL));
     // managedFields (in metadata) comes before spec: the cuts are in order.
     const text = cutText(bytes, cuts);
-    if (digest === undefined || layout.spec === undefined) return { text, reused };
-    return { text, reused, specBytes: { digest, length: layout.spec.end - layout.spec.start } };
-  }
-
-  /**
-   * The layout has a `spec` and nothing after it looks like another (`,"spec":`): with duplicate keys
-   * `JSON.parse` keeps the last, so the first one's bytes would not say what the object holds.
-   */
-  #soleSpec(bytes: Buffer, layout: ObjectLayout): boolean {
-    return layout.spec !== undefined && bytes.indexOf(SPEC_KEY, layout.spec.end) === -1;
+    if (spec === undefined || digest === undefined) return { text, reused: false, specText: undefined, specBytes: undefined };
+    const specText = reused ? undefined : bytes.toString('utf8', spec.start, spec.end);
+    return { text, reused, specText, specBytes: { digest, length: spec.end - spec.start } };
   }
 
   #parseWhole(bytes: Buffer): unknown {
@@ -200,13 +199,45 @@ function specDigest(bytes: Buffer, range: ByteRange): string {
   return hash('sha256', bytes.subarray(range.start, range.end), 'base64');
 }
 
-/** What {@link ScannedWatchEvent} parses instead of the whole line. */
+/**
+ * What {@link ScannedWatchEvent} parses instead of the whole line. Every member is always present (one
+ * V8 hidden class).
+ */
 interface Trimmed {
+  /** The line with its cuts; the spec, when it has one, is `null` there. */
   readonly text: string;
-  /** The spec's bytes have the remembered digest: `null` was parsed in its place. */
+  /** The spec's bytes have the remembered digest: its `null` stays until the remembered spec replaces it. */
   readonly reused: boolean;
-  /** Of the line's one `spec`: its bytes' digest and length. */
-  readonly specBytes?: SpecBytes;
+  /** The spec's text when it was cut and is not reused: parsed on its own. */
+  readonly specText: string | undefined;
+  /** The cut spec's digest and length. */
+  readonly specBytes: SpecBytes | undefined;
+}
+
+const NOT_JSON = Symbol('not JSON');
+const OTHER_SPEC = Symbol('another spec');
+
+/**
+ * Parses a trimmed line and puts its separately parsed spec in place. `NOT_JSON` when the text or the
+ * spec's text is not JSON: a spec range that is not exactly one value (a search that misread it) fails
+ * here. `OTHER_SPEC` when the object's `spec` is not the `null` put in place of the cut one: a later
+ * `spec` key (however its name is escaped) won, as `JSON.parse` keeps the last, or the cut was not the
+ * object's own spec.
+ */
+function parseTrimmed(trimmed: Trimmed): unknown {
+  let event: unknown;
+  let spec: unknown;
+  try {
+    event = JSON.parse(trimmed.text);
+    if (trimmed.specText !== undefined) spec = JSON.parse(trimmed.specText);
+  } catch {
+    return NOT_JSON;
+  }
+  if (trimmed.specBytes === undefined) return event;
+  const object = isRecord(event) ? event.object : undefined;
+  if (!isRecord(object) || object.spec !== null) return OTHER_SPEC;
+  if (trimmed.specText !== undefined) object.spec = spec;
+  return event;
 }
 
 /** Bytes [start, end) of a line, to be replaced by `text`. */
@@ -221,7 +252,6 @@ const cut = (range: ByteRange, text: Buffer): Cut => ({ start: range.start, end:
 /** Compact JSON has `}{` nowhere, not even in strings (their quotes are escaped): two events on one line. */
 const NEXT_EVENT = Buffer.from('}{"type":"');
 const EMPTY = Buffer.alloc(0);
-const SPEC_KEY = Buffer.from(',"spec":');
 const NULL = Buffer.from('null');
 
 /** Where {@link cutText} assembles a line (one copy, instead of a string per piece); a longer line gets its own. */
