@@ -50,6 +50,11 @@ export class ChildProcessLines {
     return this.#stderr;
   }
 
+  /** True once the process has exited. */
+  get hasExited(): boolean {
+    return this.#exited;
+  }
+
   /** The next line; rejects when the process exits first or after `timeoutMs`. */
   async next(timeoutMs: number): Promise<unknown> {
     const deadline = Date.now() + timeoutMs;
