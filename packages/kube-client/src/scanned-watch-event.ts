@@ -89,7 +89,8 @@ export class ScannedWatchEvent {
     if (trimmed !== undefined) {
       const parsed = parseTrimmed(trimmed);
       if (parsed === NOT_JSON || parsed === OTHER_SPEC) {
-        // Cut bytes cannot make a good line bad; whatever is wrong, the whole line says it.
+        // Cut bytes cannot make a good line bad, but a misread spec range does not parse on its own: the
+        // whole line is parsed, and says what is wrong with it if anything is. Another spec: see parseTrimmed.
         sameSpec = parsed === NOT_JSON;
         trimmed = undefined;
       } else event = parsed;
