@@ -89,9 +89,10 @@ const WARN_FAILURES = 3;
 /**
  * Fairness (real time): a stream that is read faster than it arrives is decoded in microtasks only,
  * and the sink's consumers (the apiserver source's mailbox, a LatestByKey, wakes its consumer on a
- * macrotask, and the merger behind it) would wait until the socket runs dry, seeing one huge, late batch. The reflector lets macrotasks run once this long has passed
- * since it last did (after an idle gap that costs one extra setImmediate hop), and after every initial
- * sync, so the first complete set goes through the pipeline before the events that follow it.
+ * macrotask, and the merger behind it) would wait until the socket runs dry, seeing one huge, late
+ * batch. The reflector lets macrotasks run once this long has passed since it last did (after an idle
+ * gap that costs one extra setImmediate hop), and after every initial sync, so the first complete set
+ * goes through the pipeline before the events that follow it.
  */
 const SLICE_MS = 10;
 

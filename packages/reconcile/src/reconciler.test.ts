@@ -651,14 +651,17 @@ describe(Reconciler.name, () => {
       await h.stop();
     });
 
-    /** One file pod created at the clock's start, with its resync timer armed (67.5 s: jitter 0.25). */
-    async function syncedPod(): Promise<{ clock: ManualClock; handler: TestHandler; h: Harness }> {
+    /**
+     * One file pod created at the clock's start (syncFrequency 60 s), with its resync timer armed for
+     * `resyncMs`: 60 s × (1 + 0.5 × the jitter `random` gives in 1 % steps), 67.5 s by default (0.25).
+     */
+    async function syncedPod(random = 0.25, resyncMs = 67_500): Promise<{ clock: ManualClock; handler: TestHandler; h: Harness }> {
       const clock = new ManualClock();
       const handler = new TestHandler('h');
-      const h = start({ handlers: [handler], clock, syncFrequencyMs: 60_000, random: () => 0.25 });
+      const h = start({ handlers: [handler], clock, syncFrequencyMs: 60_000, random: () => random });
       await h.feed.push('file', 'ADD', [pod('web')]);
       await handler.ended.count(1);
-      await clock.sleeping(67_500);
+      await clock.sleeping(resyncMs);
       return { clock, handler, h };
     }
 
@@ -700,13 +703,8 @@ describe(Reconciler.name, () => {
     });
 
     it('re-arms a resync timer in 1 % steps, but never past 1.5 × syncFrequency after the last sync', async () => {
-      const clock = new ManualClock();
-      const handler = new TestHandler('h');
       // Jitter 0.495: each resync is owed 89.7 s after its sync; the latest allowed is 89.999 s after it.
-      const h = start({ handlers: [handler], clock, syncFrequencyMs: 60_000, random: () => 0.999 });
-      await h.feed.push('file', 'ADD', [pod('web')]);
-      await handler.ended.count(1);
-      await clock.sleeping(89_700);
+      const { clock, handler, h } = await syncedPod(0.999, 89_700);
       clock.advance(6_001);
       await h.feed.push('file', 'UPDATE', [pod('web', { v: 2 })]);
       await handler.ended.count(2);
