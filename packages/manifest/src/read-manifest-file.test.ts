@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, open, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PodConfigError } from '@podconfig/core';
 import { podManifestYaml, tempDir } from '@podconfig/testing';
@@ -29,6 +31,25 @@ describe(readManifestFile.name, () => {
     const path = join(dir.path, 'web.yaml');
     await writeFile(path, podManifestYaml('web'));
     expect((await readManifestFile(path, signal)).toString('utf8')).toBe(podManifestYaml('web'));
+  });
+
+  it('reads files around the 64 KiB chunk whole, none of them sharing bytes with the next read', async () => {
+    const sizes = [1, 64 * 1024 - 1, 64 * 1024, 64 * 1024 + 1, 3 * 64 * 1024, 10];
+    const read: Buffer[] = [];
+    for (const [i, size] of sizes.entries()) {
+      const path = join(dir.path, `m${i}.yaml`);
+      await writeFile(path, Buffer.alloc(size, 0x61 + i));
+      read.push(await readManifestFile(path, signal));
+    }
+    // Each file is read into a reused chunk and copied out: an earlier result must not change with a later read.
+    expect(read.map((b) => b.length)).toEqual(sizes);
+    read.forEach((b, i) => expect(b.every((byte) => byte === 0x61 + i)).toBe(true));
+  });
+
+  it('reads a FIFO with no writer as no bytes instead of waiting for one', async () => {
+    const path = join(dir.path, 'fifo.yaml');
+    await promisify(execFile)('mkfifo', [path]);
+    expect((await readManifestFile(path, signal)).length).toBe(0);
   });
 
   it('reads an empty file as no bytes', async () => {

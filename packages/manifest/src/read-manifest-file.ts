@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { ManifestInvalidError } from './manifest-invalid-error.js';
 import { MAX_MANIFEST_BYTES } from './max-manifest-bytes.js';
@@ -5,41 +6,66 @@ import { MAX_MANIFEST_BYTES } from './max-manifest-bytes.js';
 const CHUNK_BYTES = 64 * 1024;
 
 /**
+ * First-read buffers not in use. A manifest is read into one and copied out at its size, so reading the
+ * usual few-KiB file allocates no 64 KiB chunk of external memory for the garbage collector to account
+ * for. A scan reads a few files at once: a few are kept.
+ */
+const spareChunks: Buffer[] = [];
+const MAX_SPARE_CHUNKS = 32;
+
+/**
  * Reads a manifest file, enforcing the 10 MiB cap while reading: it stops at the first byte past the cap
  * and throws `ManifestInvalidError` (`PODCONFIG_MANIFEST_TOO_LARGE`), so an endless or huge file costs at
  * most 10 MiB. An I/O failure (missing file, permissions, a directory) is a `ManifestInvalidError`
  * (`PODCONFIG_MANIFEST_INVALID`) whose `cause` is the Node.js error (`cause.code` is `ENOENT`, `EACCES`, …).
  * On abort it rejects with the signal's reason.
+ *
+ * It is meant for regular files: a read that comes back short is taken as the end of the file, as it is
+ * for a regular file (so a small file costs one read, not a second one to see the end), and the file is
+ * opened non-blocking, so a FIFO found where a file was listed reads as empty instead of waiting for a
+ * writer.
  */
 export async function readManifestFile(path: string, signal: AbortSignal): Promise<Buffer> {
   signal.throwIfAborted();
   let handle: FileHandle;
   try {
-    handle = await open(path, 'r');
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err: unknown) {
     throw ioError(path, err);
   }
+  const first = spareChunks.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
   try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      signal.throwIfAborted();
-      const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-      let bytesRead: number;
-      try {
-        ({ bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null));
-      } catch (err: unknown) {
-        throw ioError(path, err);
-      }
-      if (bytesRead === 0) return Buffer.concat(chunks, total);
-      total += bytesRead;
-      if (total > MAX_MANIFEST_BYTES) {
-        throw new ManifestInvalidError('PODCONFIG_MANIFEST_TOO_LARGE', path, `file is larger than the limit of ${MAX_MANIFEST_BYTES} bytes`);
-      }
-      chunks.push(chunk.subarray(0, bytesRead));
-    }
+    const bytesRead = await readChunk(handle, first, path);
+    if (bytesRead < CHUNK_BYTES) return Buffer.from(first.subarray(0, bytesRead));
+    return await readRest(handle, Buffer.from(first), path, signal);
   } finally {
+    if (spareChunks.length < MAX_SPARE_CHUNKS) spareChunks.push(first);
     await handle.close();
+  }
+}
+
+/** The rest of a file whose first chunk came back full: chunk by chunk, up to the cap. */
+async function readRest(handle: FileHandle, first: Buffer, path: string, signal: AbortSignal): Promise<Buffer> {
+  const chunks: Buffer[] = [first];
+  let total = first.length;
+  for (;;) {
+    signal.throwIfAborted();
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    const bytesRead = await readChunk(handle, chunk, path);
+    total += bytesRead;
+    if (total > MAX_MANIFEST_BYTES) {
+      throw new ManifestInvalidError('PODCONFIG_MANIFEST_TOO_LARGE', path, `file is larger than the limit of ${MAX_MANIFEST_BYTES} bytes`);
+    }
+    chunks.push(chunk.subarray(0, bytesRead));
+    if (bytesRead < CHUNK_BYTES) return Buffer.concat(chunks, total);
+  }
+}
+
+async function readChunk(handle: FileHandle, chunk: Buffer, path: string): Promise<number> {
+  try {
+    return (await handle.read(chunk, 0, CHUNK_BYTES, null)).bytesRead;
+  } catch (err: unknown) {
+    throw ioError(path, err);
   }
 }
 

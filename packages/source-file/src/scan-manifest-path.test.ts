@@ -1,5 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { PodConfigError } from '@podconfig/core';
 import { podManifestYaml, tempDir } from '@podconfig/testing';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -24,9 +26,9 @@ const text = (entry: ScannedEntry | undefined): string => (entry?.kind === 'mani
 describe('scanManifestPath', () => {
   it('reads a directory\'s manifests at most READ_AHEAD entries ahead of the one asked for', async () => {
     const dir = await makeDir();
-    const names = Array.from({ length: READ_AHEAD + 2 }, (_, i) => `m${i}`);
+    const names = Array.from({ length: READ_AHEAD + 2 }, (_, i) => `m${String(i).padStart(3, '0')}`); // listed in byte order
     for (const name of names) await writeFile(join(dir, `${name}.yaml`), podManifestYaml(name));
-    const result = await scanManifestPath(dir, { filter, maxEntries: 10 }, signal);
+    const result = await scanManifestPath(dir, { filter, maxEntries: names.length }, signal);
     if (result.mode !== 'directory') throw new Error(`expected a directory, got ${result.mode}`);
     const read: string[] = [];
     const last = names.at(-1)!;
@@ -64,6 +66,32 @@ describe('scanManifestPath', () => {
     const seen: string[] = [];
     for await (const entry of result.entries) seen.push(`${entry.kind} ${entry.file.slice(dir.length + 1)}`);
     expect(seen).toEqual(['skipped .a.yaml', 'manifest B.yaml', 'manifest b.yaml', 'skipped c']);
+  });
+
+  it('reads what the listing says is a file, follows symlinks, and skips a FIFO without opening it', async () => {
+    const dir = await makeDir();
+    const elsewhere = await makeDir();
+    await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
+    await writeFile(join(elsewhere, 'real.yaml'), podManifestYaml('real'));
+    await symlink(join(elsewhere, 'real.yaml'), join(dir, 'b-link.yaml'));
+    await symlink(elsewhere, join(dir, 'c-dirlink'));
+    await symlink(join(elsewhere, 'nowhere.yaml'), join(dir, 'd-dangling.yaml'));
+    await promisify(execFile)('mkfifo', [join(dir, 'e-fifo.yaml')]);
+    const result = await scanManifestPath(dir, { filter, maxEntries: 10 }, signal);
+    if (result.mode !== 'directory') throw new Error(`expected a directory, got ${result.mode}`);
+    const seen: string[] = [];
+    // Opening the FIFO for reading would wait for a writer that never comes: the scan would not end.
+    for await (const entry of result.entries) {
+      const detail = entry.kind === 'manifest' ? entry.data.toString() === podManifestYaml(entry.file.endsWith('a.yaml') ? 'a' : 'real') : entry.kind === 'skipped' ? entry.reason : entry.error.message;
+      seen.push(`${entry.file.slice(dir.length + 1)} ${entry.kind} ${String(detail)}`);
+    }
+    expect(seen).toEqual([
+      'a.yaml manifest true',
+      'b-link.yaml manifest true',
+      'c-dirlink skipped directory',
+      'd-dangling.yaml unreadable dangling symlink',
+      'e-fifo.yaml skipped not-regular',
+    ]);
   });
 
   it('fails, reading nothing, when a directory has more entries to read than maxEntries; filtered names do not count', async () => {
