@@ -23,6 +23,13 @@ describe(canonicalJson.name, () => {
     expect(canonicalJson({ 'k"\n': 'é\u0001"' })).toBe(`{${JSON.stringify('k"\n')}:${JSON.stringify('é\u0001"')}}`);
   });
 
+  it('writes strings as JSON.stringify does on both sides of the plain-ASCII shortcut', () => {
+    const values = ['~ !#[]', 'x\\y', 'q"', '\u007f', '\u001f', '\ud800', 'a\u2028b', ''];
+    const object = Object.fromEntries(values.map((v, i) => [`${i}${v}`, [v]]));
+    const expected = `{${Object.keys(object).sort().map((k) => `${JSON.stringify(k)}:${JSON.stringify(object[k])}`).join(',')}}`;
+    expect(canonicalJson(object)).toBe(expected);
+  });
+
   it('sorts keys by UTF-16 code units', () => {
     expect(canonicalJson({ b: 1, B: 2, 'ä': 3, a: 4 })).toBe('{"B":2,"a":4,"b":1,"ä":3}');
   });

@@ -9,24 +9,41 @@ export function canonicalJson(value: unknown): string {
   return write(value) ?? 'null';
 }
 
-/** Writes a value, or returns `undefined` when it is empty and is to be left out of its object. */
+/**
+ * Writes a value, or returns `undefined` when it is empty and is to be left out of its object. Built by
+ * concatenation, not with arrays and `join`: every file pod is written once per decode (its UID).
+ */
 function write(value: unknown): string | undefined {
   if (value === null || value === undefined || value === '') return undefined;
+  if (typeof value === 'string') return quote(value);
   if (Array.isArray(value)) {
     if (value.length === 0) return undefined;
-    return `[${value.map((item: unknown) => write(item) ?? emptyOf(item)).join(',')}]`;
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      out += `${i === 0 ? '' : ','}${write(item) ?? emptyOf(item)}`;
+    }
+    return `${out}]`;
   }
   if (typeof value === 'object') {
-    const members: string[] = [];
+    let out = '';
     for (const key of Object.keys(value).sort()) {
       const member = write((value as Record<string, unknown>)[key]);
-      if (member !== undefined) members.push(`${JSON.stringify(key)}:${member}`);
+      if (member !== undefined) out += `${out === '' ? '{' : ','}${quote(key)}:${member}`;
     }
-    return members.length === 0 ? undefined : `{${members.join(',')}}`;
+    return out === '' ? undefined : `${out}}`;
   }
   if (typeof value === 'number' && !Number.isFinite(value)) throw new TypeError('canonicalJson: non-finite number');
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value);
   throw new TypeError(`canonicalJson: unsupported ${typeof value}`);
+}
+
+/** Printable ASCII but the quote and the backslash: what `JSON.stringify` writes between quotes unchanged. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/** A string as `JSON.stringify` writes it; most names and values need no escaping and skip the call. */
+function quote(s: string): string {
+  return PLAIN.test(s) ? `"${s}"` : JSON.stringify(s);
 }
 
 /** How an empty value is written where it cannot be left out (inside an array). */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Pod } from '@podconfig/core';
 import { canonicalJson } from './canonical-json.js';
 import type { DecodeOptions } from './manifest-origin.js';
@@ -16,5 +16,5 @@ export function computePodUid(pod: Pod, options: DecodeOptions): string {
   const { origin, nodeName } = options;
   const source = origin.kind === 'file' ? `file:${origin.path}` : `url:${origin.url}`;
   const input = `${canonicalJson(pod)}\nhost:${nodeName}\n${source}`;
-  return createHash('sha256').update(input, 'utf8').digest('hex').slice(0, 32);
+  return hash('sha256', input, 'hex').slice(0, 32);
 }

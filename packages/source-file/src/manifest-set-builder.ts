@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { PodConfigError, errorMessage, podKey, type Pod } from '@podconfig/core';
 import { decodeFilePod } from '@podconfig/manifest';
 import type { ScannedEntry } from './scan-manifest-path.js';
@@ -104,7 +104,7 @@ export class ManifestSetBuilder {
   }
 
   #decode(file: string, data: Buffer): Decoded {
-    const digest = createHash('sha256').update(data).digest('hex');
+    const digest = hash('sha256', data, 'hex');
     const cached = this.#decoded.get(file);
     if (cached?.digest === digest) return cached.result;
     let result: Decoded;
