@@ -120,6 +120,18 @@ describe(readManifestFile.name, () => {
     await handle.close();
   });
 
+  it('rejects with the abort reason when aborted while a small file is being read, and closes the file', async () => {
+    const path = join(dir.path, 'web.yaml');
+    await writeFile(path, podManifestYaml('web'));
+    const controller = new AbortController();
+    const reason = new Error('shutting down');
+    const reading = readManifestFile(path, controller.signal);
+    controller.abort(reason); // the open is under way: the one read a small file needs comes back after it
+    await expect(reading).rejects.toBe(reason);
+    const handle = await open(path, 'r+');
+    await handle.close();
+  });
+
   it('rejects with the abort reason when aborted while reading an endless file', async () => {
     if (!existsSync('/dev/zero')) throw new Error('this test needs /dev/zero (Linux)');
     const path = join(dir.path, 'endless.yaml');

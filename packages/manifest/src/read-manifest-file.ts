@@ -36,6 +36,7 @@ export async function readManifestFile(path: string, signal: AbortSignal): Promi
   const first = spareChunks.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
   try {
     const bytesRead = await readChunk(handle, first, path);
+    signal.throwIfAborted();
     if (bytesRead < CHUNK_BYTES) return Buffer.from(first.subarray(0, bytesRead));
     return await readRest(handle, Buffer.from(first), path, signal);
   } finally {
