@@ -79,18 +79,17 @@ describe('scanManifestPath', () => {
     await promisify(execFile)('mkfifo', [join(dir, 'e-fifo.yaml')]);
     const result = await scanManifestPath(dir, { filter, maxEntries: 10 }, signal);
     if (result.mode !== 'directory') throw new Error(`expected a directory, got ${result.mode}`);
+    const what = (entry: ScannedEntry): string =>
+      entry.kind === 'manifest' ? entry.data.toString() : entry.kind === 'skipped' ? entry.reason : entry.error.message;
     const seen: string[] = [];
     // Opening the FIFO for reading would wait for a writer that never comes: the scan would not end.
-    for await (const entry of result.entries) {
-      const detail = entry.kind === 'manifest' ? entry.data.toString() === podManifestYaml(entry.file.endsWith('a.yaml') ? 'a' : 'real') : entry.kind === 'skipped' ? entry.reason : entry.error.message;
-      seen.push(`${entry.file.slice(dir.length + 1)} ${entry.kind} ${String(detail)}`);
-    }
+    for await (const entry of result.entries) seen.push(`${entry.file.slice(dir.length + 1)} ${entry.kind}: ${what(entry)}`);
     expect(seen).toEqual([
-      'a.yaml manifest true',
-      'b-link.yaml manifest true',
-      'c-dirlink skipped directory',
-      'd-dangling.yaml unreadable dangling symlink',
-      'e-fifo.yaml skipped not-regular',
+      `a.yaml manifest: ${podManifestYaml('a')}`,
+      `b-link.yaml manifest: ${podManifestYaml('real')}`,
+      'c-dirlink skipped: directory',
+      'd-dangling.yaml unreadable: dangling symlink',
+      'e-fifo.yaml skipped: not-regular',
     ]);
   });
 

@@ -33,7 +33,8 @@ export interface ScanOptions {
   readonly filter: (name: string) => IgnoreReason | undefined;
   /**
    * Most directory entries a scan considers: names that pass `filter` (each costs a read when it is a
-   * file, and a `stat` first when it is a symlink). More than this makes the scan an error without reading any of them.
+   * file, and a `stat` first when it is a symlink). More than this makes the scan an error without
+   * reading any of them.
    */
   readonly maxEntries: number;
 }
@@ -94,9 +95,9 @@ export async function scanManifestPath(path: string, options: ScanOptions, signa
 /**
  * How many entries are read ahead of the one the consumer is handling. A listed regular file is read in
  * three threadpool round trips (open, read, close); a symlink costs a `stat` first. Each round trip
- * wakes a threadpool thread, which on a small VM takes the CPU from the decoding on the main thread: with
- * more reads in flight the wake-ups come in bursts (file-1000's first set: 4 → 16 ahead, see the bench
- * README's twelfth pass). At most this many files' bytes are held besides the one handed out.
+ * wakes a threadpool thread, which on a small VM takes the CPU from the decoding on the main thread;
+ * 16 in flight made a 1,000-file first set faster than 4 or 8, and 64 no faster (the bench README's
+ * twelfth pass). At most this many files' bytes are held besides the one handed out.
  */
 export const READ_AHEAD = 16;
 
@@ -139,8 +140,9 @@ async function* directoryEntries(
 
 /**
  * One listed name as the scan reports it; undefined when it was deleted while the directory was listed.
- * A symlink is followed with a `stat`; other entries are what the listing says they are (one that changes
- * type after the listing is read as what it is then: `readManifestFile` never blocks on a FIFO).
+ * A symlink is followed with a `stat`; other entries are what the listing says they are. A file replaced
+ * by something else after the listing is read all the same: a directory fails with `EISDIR`, and
+ * `readManifestFile` does not block on a FIFO.
  */
 async function resolveEntry(file: string, skip: IgnoreReason | undefined, type: ListedType, signal: AbortSignal): Promise<ScannedEntry | undefined> {
   if (skip !== undefined) return { kind: 'skipped', file, reason: skip };
