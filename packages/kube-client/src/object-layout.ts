@@ -94,9 +94,9 @@ const MANAGED_FIELDS_MEMBER = Buffer.from(',"managedFields":[');
  *
  * A misread costs nothing but time: a nested `spec` taken for the object's has the object's after it, which
  * the decoder sees (the object's spec is not the `null` it put in place of the cut one), and a managedFields
- * cut that crosses depths does not parse (the whole line then is). Not checked: that `managedFields` is the last member. From a producer that wrote
- * members after it, ending in an array, those would be cut too; the API server writes ObjectMeta's
- * fields in their order.
+ * cut that crosses depths does not parse (the whole line then is). Not checked: that `managedFields` is the
+ * last member. From a producer that wrote members after it, ending in an array, those would be cut too; the
+ * API server writes ObjectMeta's fields in their order.
  */
 function searchMetadata(buf: Buffer, at: number, end: number): { end: number; managedFields: ByteRange } | undefined {
   const spec = buf.indexOf(SPEC_MEMBER, at);

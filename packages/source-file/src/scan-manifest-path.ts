@@ -144,7 +144,12 @@ async function* directoryEntries(
  * by something else after the listing is read all the same: a directory fails with `EISDIR`, and
  * `readManifestFile` does not block on a FIFO.
  */
-async function resolveEntry(file: string, skip: IgnoreReason | undefined, type: ListedType, signal: AbortSignal): Promise<ScannedEntry | undefined> {
+async function resolveEntry(
+  file: string,
+  skip: IgnoreReason | undefined,
+  type: ListedType,
+  signal: AbortSignal,
+): Promise<ScannedEntry | undefined> {
   if (skip !== undefined) return { kind: 'skipped', file, reason: skip };
   if (type === 'file') return readEntry(file, signal);
   if (type === 'directory') return { kind: 'skipped', file, reason: 'directory' };
