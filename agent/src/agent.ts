@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { reportsStatus, type Clock, type PodSetUpdate, type PodSource } from '@podconfig/core';
+import { relay, reportsStatus, type Clock, type PodSource } from '@podconfig/core';
 import { podConfig, type PodMerger } from '@podconfig/merge';
 import type { Reconciler } from '@podconfig/reconcile';
 import type { KubeClient } from '@podconfig/kube-client';
@@ -25,12 +25,13 @@ export interface AgentOptions {
 function counted(source: PodSource, metrics: AgentMetrics): PodSource {
   return {
     name: source.name,
-    async *updates(signal: AbortSignal): AsyncGenerator<PodSetUpdate, void, undefined> {
-      for await (const update of source.updates(signal)) {
-        metrics.sourceSet(source.name);
-        yield update;
-      }
-    },
+    // An iterator object (core `PullIterator`): a generator's suspended frame would keep an old SET.
+    updates: (signal) =>
+      relay(() => ({
+        source: source.updates(signal),
+        each: () => metrics.sourceSet(source.name),
+        finish: () => Promise.resolve(),
+      })),
   };
 }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { LatestByKey } from './latest-by-key.js';
 
 /** Reads `n` values from a drain without ending it. */
-async function read<V>(drain: AsyncGenerator<V>, n: number): Promise<V[]> {
+async function read<V>(drain: AsyncIterator<V>, n: number): Promise<V[]> {
   const out: V[] = [];
   for (let i = 0; i < n; i++) {
     const next = await drain.next();
@@ -148,6 +148,34 @@ describe(LatestByKey.name, () => {
         break;
       }
       expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    });
+
+    it('ends a waiting next() with done when the consumer returns, and removes its abort listener', async () => {
+      const box = new LatestByKey<string, number>();
+      const controller = new AbortController();
+      const drain = box.drain(controller.signal);
+      const waiting = drain.next();
+      await Promise.resolve();
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+      expect(await drain.return()).toEqual({ done: true, value: undefined });
+      expect(await waiting).toEqual({ done: true, value: undefined });
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+      box.put('a', 1);
+      expect(await drain.next()).toEqual({ done: true, value: undefined });
+      expect(box.size).toBe(1);
+    });
+
+    it('serves next() calls made before the first has settled one after the other, in order', async () => {
+      const box = new LatestByKey<string, string>();
+      const drain = box.drain(new AbortController().signal);
+      const first = drain.next();
+      const second = drain.next();
+      box.put('a', 'a1');
+      await Promise.resolve();
+      box.put('b', 'b1');
+      expect(await first).toEqual({ done: false, value: 'a1' });
+      expect(await second).toEqual({ done: false, value: 'b1' });
+      await drain.return();
     });
 
     it('yields nothing when the signal is already aborted', async () => {

@@ -1,3 +1,5 @@
+import { PullIterator } from './pull-iterator.js';
+
 export interface LatestByKeyOptions {
   /**
    * When a waiting consumer is woken after a `put()`: once per macrotask (default), so that a producer's
@@ -54,27 +56,28 @@ export class LatestByKey<K, V> {
     this.#notify();
   }
 
-  /** Yields pending values until `signal` aborts or the mailbox is closed and empty. One consumer at a time. */
-  async *drain(signal: AbortSignal): AsyncGenerator<V, void, undefined> {
-    const onAbort = (): void => this.#notify();
-    signal.addEventListener('abort', onAbort);
-    try {
-      while (!signal.aborted) {
-        const first = this.#pending.entries().next();
-        if (!first.done) {
+  /**
+   * Yields pending values until `signal` aborts or the mailbox is closed and empty. One consumer at a time.
+   * An iterator object rather than an async generator, so that no suspended frame keeps a value it has
+   * passed on (see {@link PullIterator}).
+   */
+  drain(signal: AbortSignal): PullIterator<V> {
+    return new Drain<V>(
+      {
+        take: () => {
+          const first = this.#pending.entries().next();
+          if (first.done === true) return this.#closed ? DRAINED : undefined;
           const [key, value] = first.value;
           this.#pending.delete(key);
-          yield value;
-          continue;
-        }
-        if (this.#closed) return;
-        await new Promise<void>((resolve) => {
-          this.#wake = resolve;
-        });
-      }
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-    }
+          return { done: false, value };
+        },
+        waitForPut: (wake) => {
+          this.#wake = wake;
+        },
+        wakeNow: () => this.#notify(),
+      },
+      signal,
+    );
   }
 
   readonly #wakeLater = (): void => {
@@ -90,5 +93,63 @@ export class LatestByKey<K, V> {
     const wake = this.#wake;
     this.#wake = undefined;
     wake?.();
+  }
+}
+
+const DRAINED: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/** What a {@link Drain} may do with its mailbox. */
+interface DrainPort<V> {
+  /** The next pending value, done once the mailbox is closed and empty, or undefined if there is none yet. */
+  readonly take: () => IteratorResult<V, undefined> | undefined;
+  /** Calls `wake` once, on the next put, close or wake-up. */
+  readonly waitForPut: (wake: () => void) => void;
+  /** Runs a waiting `wake` now. */
+  readonly wakeNow: () => void;
+}
+
+class Drain<V> extends PullIterator<V> {
+  readonly #port: DrainPort<V>;
+  readonly #signal: AbortSignal;
+  readonly #onAbort: () => void;
+  #listening = false;
+
+  constructor(port: DrainPort<V>, signal: AbortSignal) {
+    super();
+    this.#port = port;
+    this.#signal = signal;
+    this.#onAbort = port.wakeNow;
+  }
+
+  protected async pull(): Promise<IteratorResult<V, undefined>> {
+    if (!this.#listening) {
+      this.#listening = true;
+      this.#signal.addEventListener('abort', this.#onAbort);
+    }
+    for (;;) {
+      const result = this.#take();
+      if (result !== undefined) return result;
+      // Resumes in a microtask after the wake-up: puts in the same synchronous run combine first.
+      await new Promise<void>((resolve) => this.#port.waitForPut(resolve));
+    }
+  }
+
+  protected close(): Promise<void> {
+    this.#stopListening();
+    // A pull waiting for a put ends now (done: the iteration has finished).
+    this.#port.wakeNow();
+    return Promise.resolve();
+  }
+
+  #take(): IteratorResult<V, undefined> | undefined {
+    const result = this.finished || this.#signal.aborted ? DRAINED : this.#port.take();
+    if (result?.done === true) this.#stopListening();
+    return result;
+  }
+
+  #stopListening(): void {
+    if (!this.#listening) return;
+    this.#listening = false;
+    this.#signal.removeEventListener('abort', this.#onAbort);
   }
 }

@@ -106,7 +106,7 @@ describe('mergeSources()', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(order).toEqual(['merged web', 'next macrotask']);
     controller.abort();
-    await merged.return(undefined);
+    await merged.return();
   });
 
   it('keeps one pending SET per source while the consumer is blocked, then yields the latest with the union of change keys (D16)', async () => {

@@ -1,6 +1,6 @@
 import {
-  LatestByKey, PodConfigError, coalescePodSets, linked,
-  type PodSetUpdate, type PodSource, type SourceName,
+  LatestByKey, PodConfigError, coalescePodSets, forEachValue, linked, relay,
+  type PodSetUpdate, type PodSource, type PullIterator, type SourceName,
 } from '@podconfig/core';
 
 /**
@@ -17,36 +17,43 @@ import {
  * the error is rethrown (a {@link PodConfigError}; anything else is wrapped as
  * `PODCONFIG_INTERNAL` with the error as `cause`).
  */
-export function mergeSources(sources: readonly PodSource[], signal: AbortSignal): AsyncGenerator<PodSetUpdate, void, undefined> {
+export function mergeSources(sources: readonly PodSource[], signal: AbortSignal): PullIterator<PodSetUpdate> {
   return mergeSourcesInto(new LatestByKey<SourceName, PodSetUpdate>(coalescePodSets, { wake: 'microtask' }), sources, signal);
 }
 
-/** {@link mergeSources} with the mailbox given (the test seam for its bound). */
-export async function* mergeSourcesInto(
+/**
+ * {@link mergeSources} with the mailbox given (the test seam for its bound). An iterator object whose
+ * sources are read with promise callbacks: no suspended frame keeps a SET it has passed on (see
+ * `PullIterator`).
+ */
+export function mergeSourcesInto(
   box: LatestByKey<SourceName, PodSetUpdate>,
   sources: readonly PodSource[],
   signal: AbortSignal,
-): AsyncGenerator<PodSetUpdate, void, undefined> {
-  const stop = linked(signal);
-  let failure: PodConfigError | undefined;
-  const pump = async (source: PodSource): Promise<void> => {
-    try {
-      for await (const update of source.updates(stop.signal)) box.put(source.name, update);
-    } catch (err: unknown) {
-      if (stop.signal.aborted) return;
-      failure = PodConfigError.is(err)
-        ? err
-        : new PodConfigError('PODCONFIG_INTERNAL', `pod source "${source.name}" failed`, { cause: err });
-      stop.abort(failure);
-    }
-  };
-  const pumps = sources.map(pump);
-  try {
-    yield* box.drain(stop.signal);
-  } finally {
-    stop.abort();
-    stop.dispose();
-    await Promise.all(pumps);
-  }
-  if (failure !== undefined) throw failure;
+): PullIterator<PodSetUpdate> {
+  return relay(() => {
+    const stop = linked(signal);
+    let failure: PodConfigError | undefined;
+    // `then`: an updates() that throws at once fails like one whose iteration throws.
+    const pumps = sources.map((source) =>
+      Promise.resolve()
+        .then(() => forEachValue(source.updates(stop.signal), (update) => box.put(source.name, update)))
+        .catch((err: unknown) => {
+          if (stop.signal.aborted) return;
+          failure = PodConfigError.is(err)
+            ? err
+            : new PodConfigError('PODCONFIG_INTERNAL', `pod source "${source.name}" failed`, { cause: err });
+          stop.abort(failure);
+        }),
+    );
+    return {
+      source: box.drain(stop.signal),
+      finish: async (how) => {
+        stop.abort();
+        stop.dispose();
+        await Promise.all(pumps);
+        if (how === 'ended' && failure !== undefined) throw failure;
+      },
+    };
+  });
 }

@@ -1,4 +1,4 @@
-import type { PodSource, PodUpdate } from '@podconfig/core';
+import { PullIterator, type PodSetUpdate, type PodSource, type PodUpdate } from '@podconfig/core';
 import { mergeSources } from './merge-sources.js';
 import { PodMerger, type PodMergerOptions } from './pod-merger.js';
 
@@ -7,14 +7,47 @@ export interface PodConfigOptions extends PodMergerOptions {
   readonly merger?: PodMerger;
 }
 
-/** {@link mergeSources} + {@link PodMerger}: yields each PodUpdate in order. Ends and fails as mergeSources does. */
-export async function* podConfig(
-  sources: readonly PodSource[],
-  options: PodConfigOptions,
-  signal: AbortSignal,
-): AsyncGenerator<PodUpdate, void, undefined> {
-  const merger = options.merger ?? new PodMerger(options);
-  for await (const set of mergeSources(sources, signal)) {
-    yield* merger.merge(set);
+/**
+ * {@link mergeSources} + {@link PodMerger}: yields each PodUpdate in order. Ends and fails as mergeSources does.
+ * An iterator object, not an async generator: no suspended frame keeps a SET or an operation it has passed
+ * on (see `PullIterator`). The sources start on the first `next()`.
+ */
+export function podConfig(sources: readonly PodSource[], options: PodConfigOptions, signal: AbortSignal): PullIterator<PodUpdate> {
+  return new PodConfigUpdates(() => mergeSources(sources, signal), options.merger ?? new PodMerger(options));
+}
+
+const NO_OPERATIONS: readonly PodUpdate[] = [];
+
+class PodConfigUpdates extends PullIterator<PodUpdate> {
+  readonly #open: () => PullIterator<PodSetUpdate>;
+  readonly #merger: PodMerger;
+  #sets: PullIterator<PodSetUpdate> | undefined;
+  /** The operations of the last SET merged, handed out from `#at`. */
+  #operations: readonly PodUpdate[] = NO_OPERATIONS;
+  #at = 0;
+
+  constructor(open: () => PullIterator<PodSetUpdate>, merger: PodMerger) {
+    super();
+    this.#open = open;
+    this.#merger = merger;
+  }
+
+  protected async pull(): Promise<IteratorResult<PodUpdate, undefined>> {
+    const sets = (this.#sets ??= this.#open());
+    while (this.#at === this.#operations.length) {
+      this.#operations = NO_OPERATIONS;
+      this.#at = 0;
+      const next = await sets.next();
+      if (next.done === true || this.finished) return { done: true, value: undefined };
+      this.#operations = this.#merger.merge(next.value);
+    }
+    const operation = this.#operations[this.#at++] as PodUpdate;
+    return { done: false, value: operation };
+  }
+
+  protected async close(): Promise<void> {
+    this.#operations = NO_OPERATIONS;
+    this.#at = 0;
+    await this.#sets?.return();
   }
 }

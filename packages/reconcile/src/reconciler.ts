@@ -239,36 +239,52 @@ export class Reconciler {
     throw new PodConfigError(code, `sync handler "${failed.lane.name}" failed to start: ${errorMessage(failed.err)}`, { cause: failed.err });
   }
 
-  async #consume(updates: AsyncIterable<PodUpdate>, signal: AbortSignal): Promise<void> {
+  /**
+   * Applies each update until the stream ends or `signal` aborts. Written with promise callbacks, not as
+   * an async function's loop: a suspended frame that lives as long as the agent would keep an update it
+   * is done with (with its pods) alive (see core `PullIterator`).
+   */
+  #consume(updates: AsyncIterable<PodUpdate>, signal: AbortSignal): Promise<void> {
     const iterator = updates[Symbol.asyncIterator]();
     const wait = new AbortableWait(signal);
-    let done = false;
-    try {
-      while (!signal.aborted) {
+    return new Promise<void>((resolve, reject) => {
+      /** `ended`: the stream ended or failed (nothing to return); `err`: it failed. */
+      const end = (ended: boolean, err?: Error): void => {
+        wait.dispose();
+        // Ends the producer (its finally blocks run: watchers and connections close). Shutdown waits
+        // for it within the shutdown budget, so run() resolves after the sources have stopped.
+        if (!ended && iterator.return !== undefined) {
+          this.#producerStopped = iterator.return().then(() => undefined, () => undefined);
+        }
+        if (err === undefined) resolve();
+        else reject(err);
+      };
+      const failed = (err: Error): void => end(true, err);
+      // One chain per update, each ending in `failed`; a callback starts the next chain and returns nothing,
+      // so chains are not nested and do not grow with the stream.
+      const step = (): void => {
+        if (signal.aborted) {
+          end(false);
+          return;
+        }
         const next = iterator.next();
-        const result = await wait.for(next);
-        if (result === undefined) {
-          void next.catch(() => undefined); // settles (or not) after we left; nobody waits for it
-          return;
-        }
-        if (result.done === true) {
-          done = true;
-          this.#log.info({}, 'update stream ended');
-          return;
-        }
-        this.#apply(result.value);
-      }
-    } catch (err: unknown) {
-      done = true;
-      throw err;
-    } finally {
-      wait.dispose();
-      // Ends the producer (its finally blocks run: watchers and connections close). Shutdown waits
-      // for it within the shutdown budget, so run() resolves after the sources have stopped.
-      if (!done && iterator.return !== undefined) {
-        this.#producerStopped = iterator.return().then(() => undefined, () => undefined);
-      }
-    }
+        wait.for(next).then((result) => {
+          if (result === undefined) {
+            void next.catch(() => undefined); // settles (or not) after we left; nobody waits for it
+            end(false);
+            return;
+          }
+          if (result.done === true) {
+            this.#log.info({}, 'update stream ended');
+            end(true);
+            return;
+          }
+          this.#apply(result.value);
+          step();
+        }).catch(failed);
+      };
+      Promise.resolve().then(step).catch(failed);
+    });
   }
 
   async #shutdown(stop: AbortController, sweeps: readonly Promise<void>[]): Promise<void> {

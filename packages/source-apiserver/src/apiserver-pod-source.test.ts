@@ -1,6 +1,6 @@
 import { setImmediate as tick } from 'node:timers/promises';
 import type { ListerWatcher, ResourceClient } from '@podconfig/cache';
-import { ConfigInvalidError, PodConfigError, type Pod, type PodSetUpdate } from '@podconfig/core';
+import { ConfigInvalidError, PodConfigError, type Pod, type PodSetUpdate, type PullIterator } from '@podconfig/core';
 import { KubeClient, type ClusterConfig } from '@podconfig/kube-client';
 import { FakeApiServer, InstantClock, makePod, type FakeRequest } from '@podconfig/testing';
 import { pino, type Logger } from 'pino';
@@ -42,7 +42,7 @@ function capture(): { logger: Logger; lines: Record<string, unknown>[] } {
 
 interface Running {
   readonly source: ApiserverPodSource;
-  readonly updates: AsyncGenerator<PodSetUpdate, void, undefined>;
+  readonly updates: PullIterator<PodSetUpdate>;
   readonly controller: AbortController;
   next(): Promise<PodSetUpdate>;
 }

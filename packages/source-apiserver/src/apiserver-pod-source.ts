@@ -17,11 +17,13 @@ import {
   coalescePodSets,
   errorMessage,
   linked,
+  relay,
   safeUrl,
   type Clock,
   type Pod,
   type PodSetUpdate,
   type PodSource,
+  type PullIterator,
   type SourceName,
   type SourceStatus,
   type StatusReporter,
@@ -116,37 +118,40 @@ export class ApiserverPodSource implements PodSource, StatusReporter {
   /**
    * Starts the node reflector, then (once it has synced) the pod reflector, and yields a SET after
    * every change of this node's pods; intermediate SETs coalesce while the consumer is busy (D16).
-   * Returns when `signal` aborts or the consumer stops, after both reflectors have stopped.
+   * Returns when `signal` aborts or the consumer stops, after both reflectors have stopped. An iterator
+   * object, not an async generator: no suspended frame keeps a SET it has passed on (core `PullIterator`).
    */
-  async *updates(signal: AbortSignal): AsyncGenerator<PodSetUpdate, void, undefined> {
-    const stop = linked(signal);
-    const box = new LatestByKey<SourceName, PodSetUpdate>(coalescePodSets);
-    const run = this.#startRun(box, stop.signal);
-    let failure: unknown;
-    const fail = (err: unknown): void => {
-      if (stop.signal.aborted) return;
-      failure ??= err;
-      stop.abort(err);
-    };
-    const nodesDone = run.nodes.run(stop.signal).catch(fail);
-    const podsDone = this.#gateThenWatchPods(run, stop.signal).catch(fail);
-    try {
-      for await (const update of box.drain(stop.signal)) {
-        this.#seen = true;
-        this.#pods = update.pods.size;
-        if (this.#log.isLevelEnabled('debug')) this.#log.debug({ pods: update.pods.size, changes: update.changes?.keys.size }, 'pods updated');
-        yield update;
-      }
-    } finally {
-      stop.abort();
-      await Promise.all([nodesDone, podsDone]);
-      stop.dispose();
-    }
-    if (failure !== undefined) {
-      throw PodConfigError.is(failure)
-        ? failure
-        : new PodConfigError('PODCONFIG_INTERNAL', `apiserver pod source failed: ${errorMessage(failure)}`, { cause: failure });
-    }
+  updates(signal: AbortSignal): PullIterator<PodSetUpdate> {
+    return relay(() => {
+      const stop = linked(signal);
+      const box = new LatestByKey<SourceName, PodSetUpdate>(coalescePodSets);
+      const run = this.#startRun(box, stop.signal);
+      let failure: unknown;
+      const fail = (err: unknown): void => {
+        if (stop.signal.aborted) return;
+        failure ??= err;
+        stop.abort(err);
+      };
+      const nodesDone = run.nodes.run(stop.signal).catch(fail);
+      const podsDone = this.#gateThenWatchPods(run, stop.signal).catch(fail);
+      return {
+        source: box.drain(stop.signal),
+        each: (update) => {
+          this.#seen = true;
+          this.#pods = update.pods.size;
+          if (this.#log.isLevelEnabled('debug')) this.#log.debug({ pods: update.pods.size, changes: update.changes?.keys.size }, 'pods updated');
+        },
+        finish: async (how) => {
+          stop.abort();
+          await Promise.all([nodesDone, podsDone]);
+          stop.dispose();
+          if (how === 'stopped' || failure === undefined) return;
+          throw PodConfigError.is(failure)
+            ? failure
+            : new PodConfigError('PODCONFIG_INTERNAL', `apiserver pod source failed: ${errorMessage(failure)}`, { cause: failure });
+        },
+      };
+    });
   }
 
   status(): SourceStatus {

@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import { ListWatch, Reflector, UndeltaStore, type ResourceClient } from '@podconfig/cache';
 import { PodIntake } from '@podconfig/source-apiserver';
 import {
-  API_SOURCE, LatestByKey, coalescePodSets, linked, type Clock, type Pod, type PodSetUpdate, type PodSource, type SourceName,
+  API_SOURCE, LatestByKey, coalescePodSets, linked, relay,
+  type Clock, type Pod, type PodSetUpdate, type PodSource, type PullIterator, type SourceName,
 } from '@podconfig/core';
 
 /**
@@ -19,27 +20,31 @@ export class ClusterPodSource implements PodSource {
     this.#o = options;
   }
 
-  async *updates(signal: AbortSignal): AsyncGenerator<PodSetUpdate, void, undefined> {
-    const stop = linked(signal);
-    const box = new LatestByKey<SourceName, PodSetUpdate>(coalescePodSets);
-    const intake = new PodIntake({ keepManagedFields: this.#o.keepManagedFields });
-    const store = new UndeltaStore({
-      push: (pods, changes) => {
-        intake.pushed();
-        box.put(API_SOURCE, { source: API_SOURCE, op: 'SET', pods, ...(changes === undefined ? {} : { changes }) });
-      },
+  /** An iterator object like `ApiserverPodSource.updates()`'s (core `PullIterator`: no suspended frame keeps a SET). */
+  updates(signal: AbortSignal): PullIterator<PodSetUpdate> {
+    return relay(() => {
+      const stop = linked(signal);
+      const box = new LatestByKey<SourceName, PodSetUpdate>(coalescePodSets);
+      const intake = new PodIntake({ keepManagedFields: this.#o.keepManagedFields });
+      const store = new UndeltaStore({
+        push: (pods, changes) => {
+          intake.pushed();
+          box.put(API_SOURCE, { source: API_SOURCE, op: 'SET', pods, ...(changes === undefined ? {} : { changes }) });
+        },
+      });
+      const reflector = new Reflector<Pod>({
+        listerWatcher: new ListWatch<Pod>({ client: this.#o.client, path: '/api/v1/pods', kind: 'Pod', transform: intake.transform, dropManagedFields: this.#o.keepManagedFields !== true }),
+        sink: store, logger: this.#o.logger, clock: this.#o.clock, expectedKind: 'Pod', name: 'pods',
+      });
+      const done = reflector.run(stop.signal).catch((err: unknown) => stop.abort(err));
+      return {
+        source: box.drain(stop.signal),
+        finish: async () => {
+          stop.abort();
+          await done;
+          stop.dispose();
+        },
+      };
     });
-    const reflector = new Reflector<Pod>({
-      listerWatcher: new ListWatch<Pod>({ client: this.#o.client, path: '/api/v1/pods', kind: 'Pod', transform: intake.transform, dropManagedFields: this.#o.keepManagedFields !== true }),
-      sink: store, logger: this.#o.logger, clock: this.#o.clock, expectedKind: 'Pod', name: 'pods',
-    });
-    const done = reflector.run(stop.signal).catch((err: unknown) => stop.abort(err));
-    try {
-      yield* box.drain(stop.signal);
-    } finally {
-      stop.abort();
-      await done;
-      stop.dispose();
-    }
   }
 }
