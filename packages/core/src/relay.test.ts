@@ -65,7 +65,10 @@ describe(relay.name, () => {
       next: () => new Promise((resolve) => { release = () => resolve({ done: true, value: undefined }); }),
       return: () => { log.push('source returned'); release(); return Promise.resolve({ done: true, value: undefined }); },
     };
-    const relayed = relay(() => ({ source: { [Symbol.asyncIterator]: () => source }, finish: (how) => { log.push(`finish ${how}`); return Promise.resolve(); } }));
+    const relayed = relay(() => ({
+      source: { [Symbol.asyncIterator]: () => source },
+      finish: (how) => { log.push(`finish ${how}`); return Promise.resolve(); },
+    }));
     const waiting = relayed.next();
     await new Promise((resolve) => setImmediate(resolve));
     await relayed.return();

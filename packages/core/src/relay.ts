@@ -8,8 +8,8 @@ export interface RelayParts<T> {
   readonly each?: (value: T) => void;
   /**
    * Runs once, after `source` has ended (`'ended'`), or after the consumer returned early or `source` threw
-   * (`'stopped'`; `source`'s iterator has been returned first if the consumer did). Its rejection is the consumer's
-   * error; after a throwing `source`, that error follows unless `finish` threw its own.
+   * (`'stopped'`; `source`'s iterator has been returned first if the consumer did). Its rejection is the
+   * consumer's error; after a throwing `source`, that error follows unless `finish` threw its own.
    */
   readonly finish: (how: 'ended' | 'stopped') => Promise<void>;
 }
