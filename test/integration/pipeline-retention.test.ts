@@ -30,9 +30,17 @@ describe('the pod pipeline (source → mergeSources → podConfig → Reconciler
     };
     const box = new LatestByKey<SourceName, PodSetUpdate>(coalescePodSets);
     const source: PodSource = { name: API_SOURCE, updates: (signal) => box.drain(signal) };
-    let calls = 0;
+    // The version of each pod the handler saw last: the stream is taken in once every pod's is the latest.
+    const seen = new Map<string, string | undefined>();
     const reconciler = new Reconciler({
-      handlers: [{ name: 'counting', syncPod: () => { calls++; return Promise.resolve(); }, killPod: () => Promise.resolve() }],
+      handlers: [{
+        name: 'recording',
+        syncPod: ({ pod }) => {
+          seen.set(pod.metadata?.name ?? '', pod.metadata?.annotations?.version);
+          return Promise.resolve();
+        },
+        killPod: () => Promise.resolve(),
+      }],
       sources: [API_SOURCE],
       logger,
       clock: systemClock,
@@ -40,18 +48,21 @@ describe('the pod pipeline (source → mergeSources → podConfig → Reconciler
     const stop = new AbortController();
     const running = reconciler.run(podConfig([source], { logger, clock: systemClock, merger: new PodMerger({ logger, clock: systemClock }) }, stop.signal), stop.signal);
     try {
+      const latest = Array.from({ length: PODS }, () => '0');
       let snapshot = PodSnapshot.from(Array.from({ length: PODS }, (_, i) => pod(i, 0))).snapshot;
       box.put(API_SOURCE, { source: API_SOURCE, op: 'SET', pods: snapshot });
       for (let set = 1; set <= SETS; set++) {
-        await new Promise((resolve) => setImmediate(resolve)); // the pipeline takes in each SET before the next
+        await new Promise((resolve) => setImmediate(resolve)); // the pipeline takes in (nearly) each SET before the next
         const i = set % PODS;
         const key = `default/pod-${i}`;
         const next = snapshot.with(key, pod(i, set));
+        latest[i] = String(set);
         box.put(API_SOURCE, { source: API_SOURCE, op: 'SET', pods: next, changes: { base: snapshot, keys: new Set([key]) } });
         snapshot = next;
       }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(calls).toBe(PODS + SETS);
+      const caughtUp = (): boolean => latest.every((version, i) => seen.get(`pod-${i}`) === version);
+      for (let turn = 0; turn < 10_000 && !caughtUp(); turn++) await new Promise((resolve) => setImmediate(resolve));
+      expect(caughtUp()).toBe(true);
       gc();
       await new Promise((resolve) => setTimeout(resolve, 10)); // WeakRefs are cleared after the job that read them
       gc();
