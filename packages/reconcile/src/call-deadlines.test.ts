@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { PodConfigError, type Clock } from '@podconfig/core';
 import { describe, expect, it } from 'vitest';
 import { CallDeadlines, deadlineResolutionMs } from './call-deadlines.js';
@@ -149,6 +151,30 @@ describe(CallDeadlines.name, () => {
       first.finish();
       await done;
       expect(clock.pending()).toEqual([Date.UTC(2026, 0, 1) + 5_020]);
+    });
+
+    it('lets go of a settled call\'s callback, and of what it holds, while the deadline it joined lives on', async () => {
+      // A handler call's callback holds its pod; a deadline keeps its calls for up to a resolution step.
+      setFlagsFromString('--expose-gc');
+      const gc = runInNewContext('gc') as () => void;
+      const { deadlines } = setUp(5_000);
+      const still = heldCall();
+      void outcomeOf(deadlines, still.fn, 'still running'); // keeps the deadline live
+      let pod: object | undefined = { metadata: { name: 'web' } };
+      const held = new WeakRef(pod);
+      const outcome = new Promise<CallResult<void>>((resolve) => {
+        const onResult = ((captured: object) => (result: CallResult<void>) => {
+          expect(captured).toBeDefined();
+          resolve(result);
+        })(pod!);
+        deadlines.run(() => Promise.resolve(), 'settled', onResult);
+      });
+      pod = undefined;
+      expect(await outcome).toEqual({ outcome: 'success', value: undefined });
+      await new Promise((resolve) => setImmediate(resolve)); // WeakRefs are cleared after the job that made them
+      gc();
+      expect(held.deref()).toBeUndefined();
+      still.finish();
     });
 
     it('aborts every running call’s signal with the parent, and the calls still resolve with their outcome', async () => {

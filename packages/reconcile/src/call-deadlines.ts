@@ -17,10 +17,15 @@ const SUCCESS: CallResult<void> = Object.freeze({ outcome: 'success', value: und
 
 /** A call of a deadline; `what` names it in its timeout error. */
 interface PendingCall {
-  readonly onResult: (result: CallResult<void>) => void;
+  /**
+   * Takes the call's outcome; cleared when the call settles or times out (a late settlement is then
+   * ignored). A deadline keeps its calls until it is dropped, up to a resolution step after its first,
+   * and this callback's closure holds the call's pod: a settled call must not keep it. Kept, the pods of
+   * the last step's calls outlived young-generation GCs (latency-2000: 1.14 MB survived each scavenge and
+   * 0.8 MB was promoted; 0.72 and 0.3 MB without).
+   */
+  onResult: ((result: CallResult<void>) => void) | undefined;
   readonly what: string;
-  /** Its outcome was handed on (or it timed out): a late settlement is ignored. */
-  settled: boolean;
 }
 
 /** One deadline shared by every call whose rounded deadline it is. */
@@ -83,7 +88,7 @@ export class CallDeadlines {
    */
   run(fn: (signal: AbortSignal) => Promise<void>, what: string, onResult: (result: CallResult<void>) => void): void {
     const deadline = this.#deadline();
-    const call: PendingCall = { onResult, what, settled: false };
+    const call: PendingCall = { onResult, what };
     deadline.calls.push(call);
     deadline.unsettled++;
     let promise: Promise<void>;
@@ -101,11 +106,12 @@ export class CallDeadlines {
   }
 
   #settle(deadline: Deadline, call: PendingCall, result: CallResult<void>): void {
-    if (call.settled) return; // timed out: abandoned
-    call.settled = true;
+    const onResult = call.onResult;
+    if (onResult === undefined) return; // timed out: abandoned
+    call.onResult = undefined;
     deadline.unsettled--;
     this.#release(deadline);
-    call.onResult(result);
+    onResult(result);
   }
 
   #deadline(): Deadline {
@@ -144,9 +150,10 @@ export class CallDeadlines {
     deadline.controller.abort(new PodConfigError('PODCONFIG_HANDLER_TIMEOUT', `handler call did not finish within ${timeoutMs} ms`, { retryable: true }));
     deadline.unsettled = 0;
     for (const call of deadline.calls) {
-      if (call.settled) continue;
-      call.settled = true;
-      call.onResult({
+      const onResult = call.onResult;
+      if (onResult === undefined) continue;
+      call.onResult = undefined;
+      onResult({
         outcome: 'timeout',
         err: new PodConfigError('PODCONFIG_HANDLER_TIMEOUT', `${call.what} did not finish within ${timeoutMs} ms`, { retryable: true }),
       });
