@@ -30,7 +30,6 @@ function counted(source: PodSource, metrics: AgentMetrics): PodSource {
       relay(() => ({
         source: source.updates(signal),
         each: () => metrics.sourceSet(source.name),
-        finish: () => Promise.resolve(),
       })),
   };
 }

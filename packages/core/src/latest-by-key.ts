@@ -1,4 +1,4 @@
-import { PullIterator } from './pull-iterator.js';
+import { DONE, PullIterator } from './pull-iterator.js';
 
 export interface LatestByKeyOptions {
   /**
@@ -66,7 +66,7 @@ export class LatestByKey<K, V> {
       {
         take: () => {
           const first = this.#pending.entries().next();
-          if (first.done === true) return this.#closed ? DRAINED : undefined;
+          if (first.done === true) return this.#closed ? DONE : undefined;
           const [key, value] = first.value;
           this.#pending.delete(key);
           return { done: false, value };
@@ -95,8 +95,6 @@ export class LatestByKey<K, V> {
     wake?.();
   }
 }
-
-const DRAINED: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 /** What a {@link Drain} may do with its mailbox. */
 interface DrainPort<V> {
@@ -142,7 +140,7 @@ class Drain<V> extends PullIterator<V> {
   }
 
   #take(): IteratorResult<V, undefined> | undefined {
-    const result = this.finished || this.#signal.aborted ? DRAINED : this.#port.take();
+    const result = this.finished || this.#signal.aborted ? DONE : this.#port.take();
     if (result?.done === true) this.#stopListening();
     return result;
   }

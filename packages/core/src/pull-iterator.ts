@@ -1,4 +1,5 @@
-const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+/** The result of an ended iteration, shared (core's iterators return it instead of a new object each). */
+export const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 /**
  * An async iterator written as a class, for the pod pipeline's long-lived loops, where an async generator

@@ -99,6 +99,17 @@ describe(relay.name, () => {
     expect(await relayed.next()).toEqual({ done: true, value: undefined });
   });
 
+  it('needs no finish: passes the values on and ends with the source, or returns it early', async () => {
+    const log: string[] = [];
+    const read: number[] = [];
+    for await (const v of relay(() => ({ source: recordingSource([1, 2], log) }))) read.push(v);
+    expect(read).toEqual([1, 2]);
+    const early = relay(() => ({ source: recordingSource([1, 2], log) }));
+    await early.next();
+    await early.return();
+    expect(log).toEqual(['source ended', 'source finally', 'source finally']);
+  });
+
   it('a return() before the first next() opens nothing', async () => {
     let opened = false;
     const relayed = relay(() => {

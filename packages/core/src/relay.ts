@@ -1,4 +1,4 @@
-import { PullIterator } from './pull-iterator.js';
+import { DONE, PullIterator } from './pull-iterator.js';
 
 /** What {@link relay} passes on, and how it ends. */
 export interface RelayParts<T> {
@@ -11,7 +11,7 @@ export interface RelayParts<T> {
    * (`'stopped'`; `source`'s iterator has been returned first if the consumer did). Its rejection is the
    * consumer's error; after a throwing `source`, that error follows unless `finish` threw its own.
    */
-  readonly finish: (how: 'ended' | 'stopped') => Promise<void>;
+  readonly finish?: (how: 'ended' | 'stopped') => Promise<void>;
 }
 
 /**
@@ -41,14 +41,14 @@ class Relay<T> extends PullIterator<T> {
     try {
       result = await source.next();
     } catch (err: unknown) {
-      if (!this.finished) await parts.finish('stopped');
+      if (!this.finished) await parts.finish?.('stopped');
       throw err;
     }
     // Returned while this pull was waiting: close() ends the relay.
-    if (this.finished) return { done: true, value: undefined };
+    if (this.finished) return DONE;
     if (result.done === true) {
-      await parts.finish('ended');
-      return { done: true, value: undefined };
+      await parts.finish?.('ended');
+      return DONE;
     }
     if (parts.each !== undefined) {
       try {
@@ -67,7 +67,7 @@ class Relay<T> extends PullIterator<T> {
     try {
       await this.#source?.return?.();
     } finally {
-      await parts.finish('stopped');
+      await parts.finish?.('stopped');
     }
   }
 }
