@@ -13,11 +13,13 @@ function aborted(signal: AbortSignal): Promise<void> {
 }
 
 /** Yields each SET once the consumer has seen everything before it, then waits for the abort. */
-function scripted(name: SourceName, sets: string[][], fail?: Error): PodSource & { finished: boolean } {
+function scripted(name: SourceName, sets: string[][], fail?: Error): PodSource & { started: boolean; finished: boolean } {
   const source = {
     name,
+    started: false,
     finished: false,
     async *updates(signal: AbortSignal): AsyncGenerator<PodSetUpdate> {
+      source.started = true;
       try {
         for (const names of sets) yield { source: name, op: 'SET', pods: PodSnapshot.from(names.map((n) => makePod(n))).snapshot };
         if (fail !== undefined) throw fail;
@@ -58,5 +60,22 @@ describe('podConfig()', () => {
       }
     };
     await expect(consume()).rejects.toBe(failure);
+  });
+
+  it('starts its sources on the first next(), and a return() ends a next() still waiting, after the sources stopped', async () => {
+    const controller = new AbortController();
+    const merger = new PodMerger({ logger: pino({ level: 'silent' }), clock: new InstantClock() });
+    const file = scripted('file', [['a']]);
+    const updates = podConfig([file], { logger: pino({ level: 'silent' }), clock: new InstantClock(), merger }, controller.signal);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(file.started).toBe(false);
+    const first = await updates.next();
+    expect(first.done === true ? 'done' : describeUpdate(first.value)).toBe('file ADD a');
+    const waiting = updates.next(); // the source has nothing more: this waits
+    await new Promise((resolve) => setImmediate(resolve));
+    await updates.return();
+    expect(await waiting).toEqual({ done: true, value: undefined });
+    expect(file.finished).toBe(true);
+    expect(controller.signal.aborted).toBe(false);
   });
 });
