@@ -1,4 +1,4 @@
-import { Map as ImmutableMap } from 'immutable';
+import { HashTrie } from './hash-trie.js';
 import { podKey, type Pod } from './pod.js';
 
 /**
@@ -10,11 +10,11 @@ import { podKey, type Pod } from './pod.js';
  * "one pod per key".
  */
 export class PodSnapshot implements Iterable<Pod> {
-  static readonly empty: PodSnapshot = new PodSnapshot(ImmutableMap());
+  static readonly empty: PodSnapshot = new PodSnapshot(HashTrie.empty());
 
-  readonly #map: ImmutableMap<string, Pod>;
+  readonly #map: HashTrie<Pod>;
 
-  private constructor(map: ImmutableMap<string, Pod>) {
+  private constructor(map: HashTrie<Pod>) {
     this.#map = map;
   }
 
@@ -24,21 +24,18 @@ export class PodSnapshot implements Iterable<Pod> {
    */
   static from(pods: Iterable<Pod>, keyOf: (pod: Pod) => string = podKey): { snapshot: PodSnapshot; duplicates: Pod[] } {
     const duplicates: Pod[] = [];
-    const map = ImmutableMap<string, Pod>().withMutations((m) => {
-      for (const pod of pods) {
-        const key = keyOf(pod);
-        if (m.has(key)) duplicates.push(pod);
-        else m.set(key, pod);
-      }
-    });
-    return { snapshot: new PodSnapshot(map), duplicates };
+    const entries = new Map<string, Pod>();
+    for (const pod of pods) {
+      const key = keyOf(pod);
+      if (entries.has(key)) duplicates.push(pod);
+      else entries.set(key, pod);
+    }
+    return { snapshot: new PodSnapshot(HashTrie.from(entries)), duplicates };
   }
 
   /** Like {@link from}, but later pods with the same key replace earlier ones (client-go Replace). */
   static fromEntries(entries: Iterable<readonly [string, Pod]>): PodSnapshot {
-    return new PodSnapshot(ImmutableMap<string, Pod>().withMutations((m) => {
-      for (const [key, pod] of entries) m.set(key, pod);
-    }));
+    return new PodSnapshot(HashTrie.from(entries));
   }
 
   get size(): number {

@@ -48,7 +48,8 @@ class ScriptedSource implements PodSource {
 const setOf = (source: SourceName, names: string[]): PodSetUpdate => ({
   source, op: 'SET', pods: PodSnapshot.from(names.map((n) => makePod(n))).snapshot,
 });
-const names = (update: PodSetUpdate | undefined): string[] => update?.pods.toArray().map((p) => p.metadata?.name ?? '') ?? [];
+// A snapshot's order is its trie's, not insertion order: names are compared sorted.
+const names = (update: PodSetUpdate | undefined): string[] => update?.pods.toArray().map((p) => p.metadata?.name ?? '').sort() ?? [];
 
 /** A mailbox that remembers the most values it ever held at once. */
 class MeasuredBox extends LatestByKey<SourceName, PodSetUpdate> {

@@ -425,7 +425,8 @@ describe(PodMerger.name, () => {
     const names = ['a', 'b', 'c'];
     let pods = snap(names.map((name) => decoded(name, 0)));
     merger.merge(set(pods, 'api'));
-    const annotationsOf = (): Record<string, string>[] => merger.pods('api').map((p) => p.metadata!.annotations!);
+    const annotationsOf = (): Record<string, string>[] =>
+      merger.pods('api').sort((x, y) => x.metadata!.name!.localeCompare(y.metadata!.name!)).map((p) => p.metadata!.annotations!);
     const firstVersions = annotationsOf();
     for (let seq = 1; seq <= 100; seq++) {
       const name = names[seq % names.length]!;
