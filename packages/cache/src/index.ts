@@ -7,7 +7,7 @@ export type {
   KubeObject,
 } from './watch-event.js';
 export { INITIAL_EVENTS_END_ANNOTATION } from './watch-event.js';
-export type { ListOptions, WatchOptions, ListResult, ListerWatcher } from './lister-watcher.js';
+export type { ListOptions, WatchOptions, ListResult, ListerWatcher, BufferedIterator } from './lister-watcher.js';
 export type { ResourceClient } from './resource-client.js';
 export { ListWatch } from './list-watch.js';
 export type { ListWatchOptions } from './list-watch.js';

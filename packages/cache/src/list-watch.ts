@@ -1,6 +1,6 @@
 import { PodConfigError } from '@podconfig/core';
 import { DeferredChangeEvent } from './deferred-change-event.js';
-import type { ListerWatcher, ListOptions, ListResult, WatchOptions } from './lister-watcher.js';
+import type { BufferedIterator, ListerWatcher, ListOptions, ListResult, WatchOptions } from './lister-watcher.js';
 import { isScannedEvent, type DecodedSpec, type ResourceClient } from './resource-client.js';
 import type { WatchEvent } from './watch-event.js';
 
@@ -127,13 +127,14 @@ const CHANGE_TYPES: ReadonlySet<string> = new Set(['ADDED', 'MODIFIED', 'DELETED
 /**
  * The watch envelopes of `raw`, checked and transformed; change events the client only scanned become
  * {@link DeferredChangeEvent}s (checked and transformed when decoded). A plain iterator rather than an async
- * generator: one promise per event instead of a generator's several (this runs for every event).
- * A malformed envelope rejects `next()`; the caller then closes the stream with `return()`.
+ * generator: one promise per event instead of a generator's several (this runs for every event), and none
+ * through `nextBuffered()` when the client's stream has one. A malformed envelope rejects `next()` (throws
+ * out of `nextBuffered()`); the caller then closes the stream with `return()`.
  */
 function decodeEvents<T>(
   raw: AsyncIterable<unknown>,
   transform: ((object: T) => T) | undefined,
-): AsyncIterableIterator<WatchEvent<T>> {
+): AsyncIterableIterator<WatchEvent<T>> & BufferedIterator<WatchEvent<T>> {
   const inner = raw[Symbol.asyncIterator]();
   const finish = (object: Record<string, unknown>): T =>
     transform === undefined ? (object as T) : transformed(transform, object as T, 'watch event object');
@@ -149,8 +150,15 @@ function decodeEvents<T>(
       transform !== undefined && CHANGE_TYPES.has(value.type) ? transformed(transform, value.object as T, `watch ${value.type} object`) : value.object;
     return { done: false, value: { type: value.type, object } as WatchEvent<T> };
   };
-  const iterator: AsyncIterableIterator<WatchEvent<T>> = {
+  const buffered = (inner as BufferedIterator<unknown>).nextBuffered?.bind(inner);
+  const iterator: AsyncIterableIterator<WatchEvent<T>> & BufferedIterator<WatchEvent<T>> = {
     next: () => inner.next().then(decode),
+    ...(buffered === undefined ? {} : {
+      nextBuffered: () => {
+        const result = buffered();
+        return result === undefined ? undefined : decode(result);
+      },
+    }),
     return: async () => {
       await inner.return?.();
       return { done: true, value: undefined };

@@ -4,7 +4,7 @@ import { FakeApiServer, InstantClock, makePod, type FakeRequest } from '@podconf
 import { pino } from 'pino';
 import { Agent, request, type Dispatcher } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ListerWatcher } from './lister-watcher.js';
+import type { BufferedIterator, ListerWatcher } from './lister-watcher.js';
 import { ListWatch } from './list-watch.js';
 import type { ReflectorSink } from './reflector-sink.js';
 import { INITIAL_EVENTS_END_ANNOTATION, type WatchEvent } from './watch-event.js';
@@ -472,6 +472,86 @@ describe(Reflector.name, () => {
       const reflector = new Reflector<Pod>({ listerWatcher, sink, logger: pino({ level: 'silent' }), clock: new InstantClock(), expectedKind: 'Pod' });
       await reflector.run(stop.signal);
       expect(order).toEqual(['replace', 'macrotask', 'apply 2']);
+    });
+
+    it('takes events a stream already holds through nextBuffered(), without next(), and still lets macrotasks run after the initial set', async () => {
+      const meta = (name: string, rv: string): Pod => ({ ...makePod(name), metadata: { ...makePod(name).metadata, resourceVersion: rv } });
+      const events: WatchEvent<Pod>[] = [
+        { type: 'ADDED', object: meta('p1', '1') },
+        { type: 'ADDED', object: meta('p2', '1') },
+        { type: 'BOOKMARK', object: { kind: 'Pod', metadata: { resourceVersion: '1', annotations: { [INITIAL_EVENTS_END_ANNOTATION]: 'true' } } } },
+        { type: 'MODIFIED', object: meta('p1', '2') },
+      ];
+      const stop = new AbortController();
+      let nextCalls = 0;
+      const listerWatcher: ListerWatcher<Pod> = {
+        list: () => Promise.reject(new Error('not used')),
+        watch: (_options, signal) => {
+          let at = 0;
+          const iterator: BufferedIterator<WatchEvent<Pod>> = {
+            nextBuffered: () => (at < events.length ? { done: false, value: events[at++]! } : undefined),
+            next: () => {
+              nextCalls++;
+              return new Promise((resolve) => signal.addEventListener('abort', () => resolve({ done: true, value: undefined }), { once: true }));
+            },
+          };
+          return Promise.resolve({ [Symbol.asyncIterator]: () => iterator });
+        },
+      };
+      const order: string[] = [];
+      const sink: ReflectorSink<Pod> = {
+        replace: (objects) => {
+          order.push(`replace ${objects.length}`);
+          setImmediate(() => order.push('macrotask'));
+        },
+        apply: (event) => {
+          order.push(`apply ${event.object.metadata?.resourceVersion} after ${nextCalls} next()`);
+          stop.abort();
+        },
+      };
+      const reflector = new Reflector<Pod>({ listerWatcher, sink, logger: pino({ level: 'silent' }), clock: new InstantClock(), expectedKind: 'Pod' });
+      await reflector.run(stop.signal);
+      // The one next() is the wait once the buffered events ran out (this stream's next() never yields an event).
+      expect(order).toEqual(['replace 2', 'macrotask', 'apply 2 after 1 next()']);
+    });
+
+    it('ends a stream whose nextBuffered() throws as one whose next() rejects: it watches again', async () => {
+      const meta = (name: string): Pod => ({ ...makePod(name), metadata: { ...makePod(name).metadata, resourceVersion: '1' } });
+      const stop = new AbortController();
+      let watches = 0;
+      const listerWatcher: ListerWatcher<Pod> = {
+        list: () => Promise.reject(new Error('not used')),
+        watch: (_options, signal) => {
+          watches++;
+          const broken = watches === 1;
+          const events: WatchEvent<Pod>[] = [
+            { type: 'ADDED', object: meta('p1') },
+            { type: 'BOOKMARK', object: { kind: 'Pod', metadata: { resourceVersion: '1', annotations: { [INITIAL_EVENTS_END_ANNOTATION]: 'true' } } } },
+          ];
+          let at = 0;
+          const iterator: BufferedIterator<WatchEvent<Pod>> = {
+            nextBuffered: () => {
+              if (broken && at === 1) throw new SourceUnavailableError('connection reset');
+              return at < events.length ? { done: false, value: events[at++]! } : undefined;
+            },
+            next: () => new Promise((resolve) => signal.addEventListener('abort', () => resolve({ done: true, value: undefined }), { once: true })),
+          };
+          return Promise.resolve({ [Symbol.asyncIterator]: () => iterator });
+        },
+      };
+      const replaced: string[][] = [];
+      const sink: ReflectorSink<Pod> = {
+        replace: (objects) => {
+          replaced.push(objects.map((o) => o.metadata!.name!));
+          stop.abort();
+        },
+        apply: () => undefined,
+      };
+      const reflector = new Reflector<Pod>({ listerWatcher, sink, logger: pino({ level: 'silent' }), clock: new InstantClock(), expectedKind: 'Pod' });
+      await reflector.run(stop.signal);
+      expect(watches).toBe(2);
+      expect(replaced).toEqual([['p1']]);
+      expect(reflector.status().consecutiveFailures).toBe(0);
     });
 
     it('streams the initial state, pushes exactly once on the initial-events-end bookmark, and keeps the stream (checklist 72)', async () => {

@@ -158,4 +158,40 @@ describe(WatchStream.name, () => {
       expect(s.released()).toBe(0);
     });
   });
+
+  describe('nextBuffered()', () => {
+    it('hands out the events of the chunk already read without reading, then undefined until next() reads on', async () => {
+      const events = [event(1), event(2), event(3), event(4)];
+      const bytes = ndjson(events);
+      const firstChunkEnd = bytes.indexOf('\n', bytes.indexOf('\n', bytes.indexOf('\n') + 1) + 1) + 5; // 3 lines and a piece
+      const s = source([bytes.subarray(0, firstChunkEnd), bytes.subarray(firstChunkEnd)]);
+      const w = stream(s);
+      expect(w.nextBuffered()).toBeUndefined();
+      expect(s.pulled()).toBe(0);
+      expect(await w.next()).toEqual({ done: false, value: events[0] });
+      expect(w.nextBuffered()).toEqual({ done: false, value: events[1] });
+      expect(w.nextBuffered()).toEqual({ done: false, value: events[2] });
+      expect(w.nextBuffered()).toBeUndefined();
+      expect(s.pulled()).toBe(1);
+      expect(await w.next()).toEqual({ done: false, value: events[3] });
+      expect(w.nextBuffered()).toBeUndefined();
+      expect(await w.next()).toEqual({ done: true, value: undefined });
+      expect(w.nextBuffered()).toEqual({ done: true, value: undefined });
+    });
+
+    it('throws what next() would reject with, at once, and releases the body', async () => {
+      const s = source([Buffer.from(`${JSON.stringify(event(1))}\n{"type": nope}\n`)]);
+      const w = stream(s);
+      await w.next();
+      let thrown: unknown;
+      try {
+        w.nextBuffered();
+      } catch (err: unknown) {
+        thrown = err;
+      }
+      expect(PodConfigError.is(thrown) && thrown.code).toBe('PODCONFIG_WATCH_DECODE');
+      expect((thrown as Error).message).toMatch(/^watch GET \/api\/v1\/pods: line 2 is not valid JSON \(\d+ bytes\)$/);
+      expect(s.released()).toBe(1);
+    });
+  });
 });

@@ -4,6 +4,7 @@ import type { WatchDecodeOptions } from './watch-decode-options.js';
 import { scanWatchHead } from './watch-head.js';
 
 const NEWLINE = 0x0a;
+const DONE: IteratorResult<unknown> = Object.freeze({ done: true, value: undefined });
 
 /** A watch line longer than this is refused (etcd caps objects at 1.5 MiB; a list of them is not a line). */
 export const MAX_WATCH_LINE_BYTES = 64 * 1024 * 1024;
@@ -56,26 +57,15 @@ export class WatchStream implements AsyncIterableIterator<unknown> {
   }
 
   async next(): Promise<IteratorResult<unknown>> {
-    while (!this.#done) {
-      const chunk = this.#chunk;
-      if (chunk !== undefined) {
-        const end = chunk.indexOf(NEWLINE, this.#offset);
-        if (end !== -1) {
-          const start = this.#offset;
-          this.#offset = end + 1;
-          const event = this.#pendingBytes === 0 ? this.#decode(chunk, start, end) : this.#decodePending(chunk.subarray(start, end));
-          if (event !== undefined) return { done: false, value: event };
-          continue;
-        }
-        if (this.#offset < chunk.length) this.#keep(chunk.subarray(this.#offset));
-        this.#chunk = undefined;
-      }
+    for (;;) {
+      const buffered = this.nextBuffered();
+      if (buffered !== undefined) return buffered;
       let read: IteratorResult<Uint8Array>;
       try {
         read = await this.#o.chunks.next();
       } catch (err: unknown) {
         this.#finish();
-        if (this.#o.signal.aborted) break;
+        if (this.#o.signal.aborted) return DONE;
         throw this.#o.readError(err);
       }
       if (read.done === true) {
@@ -85,13 +75,35 @@ export class WatchStream implements AsyncIterableIterator<unknown> {
           const event = this.#decodePending(Buffer.alloc(0));
           if (event !== undefined) return { done: false, value: event };
         }
-        break;
+        return DONE;
       }
       const value = read.value;
       this.#chunk = Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
       this.#offset = 0;
     }
-    return { done: true, value: undefined };
+  }
+
+  /**
+   * The next event when the bytes already read hold its whole line, else undefined (the next chunk must be
+   * read: call {@link next}). What `next()` would reject with, this throws. A consumer that calls this
+   * first pays for a promise only once per chunk instead of once per event (the Reflector does).
+   */
+  nextBuffered(): IteratorResult<unknown> | undefined {
+    while (!this.#done) {
+      const chunk = this.#chunk;
+      if (chunk === undefined) return undefined;
+      const end = chunk.indexOf(NEWLINE, this.#offset);
+      if (end === -1) {
+        if (this.#offset < chunk.length) this.#keep(chunk.subarray(this.#offset));
+        this.#chunk = undefined;
+        return undefined;
+      }
+      const start = this.#offset;
+      this.#offset = end + 1;
+      const event = this.#pendingBytes === 0 ? this.#decode(chunk, start, end) : this.#decodePending(chunk.subarray(start, end));
+      if (event !== undefined) return { done: false, value: event };
+    }
+    return DONE;
   }
 
   /** Stops early (a `for await` break): releases the connection. */

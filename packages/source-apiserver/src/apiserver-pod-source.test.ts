@@ -1,5 +1,5 @@
 import { setImmediate as tick } from 'node:timers/promises';
-import type { ListerWatcher, ResourceClient } from '@podconfig/cache';
+import type { BufferedIterator, ListerWatcher, ResourceClient, WatchEvent } from '@podconfig/cache';
 import { ConfigInvalidError, PodConfigError, type Pod, type PodSetUpdate, type PullIterator } from '@podconfig/core';
 import { KubeClient, type ClusterConfig } from '@podconfig/kube-client';
 import { FakeApiServer, InstantClock, makePod, type FakeRequest } from '@podconfig/testing';
@@ -534,6 +534,37 @@ describe(ErrorCountingListerWatcher.name, () => {
       mode = 'fail';
       await expect(lw.list({}, signal)).rejects.toThrow('down');
       expect(lw.errors).toBe(4);
+    });
+
+    it('passes nextBuffered() on, counting the ERROR events it hands out and the errors it throws', async () => {
+      const events = [
+        { type: 'ADDED' as const, object: { metadata: { name: 'x' } } },
+        { type: 'ERROR' as const, object: { kind: 'Status', code: 410 } },
+      ];
+      let at = 0;
+      const inner: ListerWatcher<{ metadata: { name: string } }> = {
+        list: () => Promise.resolve({ items: [], resourceVersion: '1' }),
+        watch: () => {
+          const iterator: BufferedIterator<WatchEvent<{ metadata: { name: string } }>> = {
+            nextBuffered: () => {
+              if (at === events.length) throw new PodConfigError('PODCONFIG_WATCH_DECODE', 'line 3 is not valid JSON');
+              return { done: false, value: events[at++]! };
+            },
+            next: () => Promise.resolve({ done: true, value: undefined }),
+          };
+          return Promise.resolve({ [Symbol.asyncIterator]: () => iterator });
+        },
+      };
+      const lw = new ErrorCountingListerWatcher(inner, new AbortController().signal);
+      const stream: BufferedIterator<WatchEvent<{ metadata: { name: string } }>> = (
+        await lw.watch({ allowWatchBookmarks: true, timeoutSeconds: 300 }, new AbortController().signal)
+      )[Symbol.asyncIterator]();
+      expect(stream.nextBuffered?.()).toEqual({ done: false, value: events[0] });
+      expect(lw.errors).toBe(0);
+      expect(stream.nextBuffered?.()).toEqual({ done: false, value: events[1] });
+      expect(lw.errors).toBe(1);
+      expect(() => stream.nextBuffered?.()).toThrow('line 3 is not valid JSON');
+      expect(lw.errors).toBe(2);
     });
   });
 });

@@ -1,4 +1,4 @@
-import type { ListerWatcher, ListOptions, ListResult, WatchEvent, WatchOptions } from '@podconfig/cache';
+import type { BufferedIterator, ListerWatcher, ListOptions, ListResult, WatchEvent, WatchOptions } from '@podconfig/cache';
 import { PodConfigError } from '@podconfig/core';
 
 const isDecodeError = (reason: unknown): boolean => PodConfigError.is(reason) && reason.code === 'PODCONFIG_WATCH_DECODE';
@@ -46,20 +46,31 @@ export class ErrorCountingListerWatcher<T> implements ListerWatcher<T> {
   }
 
   /** `signal` is the stream's own: aborted while a `next()` is pending, the caller cut the stream (a stall). */
-  #counted(inner: AsyncIterator<WatchEvent<T>>, signal: AbortSignal): AsyncIterator<WatchEvent<T>> {
+  #counted(inner: BufferedIterator<WatchEvent<T>>, signal: AbortSignal): BufferedIterator<WatchEvent<T>> {
+    const seen = (result: IteratorResult<WatchEvent<T>>): IteratorResult<WatchEvent<T>> => {
+      if (result.done === true ? signal.aborted && !isDecodeError(signal.reason) : result.value.type === 'ERROR') this.#count();
+      return result;
+    };
+    const failed = (err: unknown): never => {
+      this.#count();
+      throw err;
+    };
+    const buffered = inner.nextBuffered?.bind(inner);
     return {
       // then() rather than async/await: one promise fewer per watch event.
-      next: () => inner.next().then(
-        (result) => {
-          if (result.done === true ? signal.aborted && !isDecodeError(signal.reason) : result.value.type === 'ERROR') this.#count();
-          return result;
-        },
-        (err: unknown) => {
-          this.#count();
-          throw err;
-        },
-      ),
+      next: () => inner.next().then(seen, failed),
       return: async () => (await inner.return?.()) ?? { done: true, value: undefined },
+      ...(buffered === undefined ? {} : {
+        nextBuffered: () => {
+          let result: IteratorResult<WatchEvent<T>> | undefined;
+          try {
+            result = buffered();
+          } catch (err: unknown) {
+            return failed(err);
+          }
+          return result === undefined ? undefined : seen(result);
+        },
+      }),
     };
   }
 
