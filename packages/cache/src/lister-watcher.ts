@@ -46,7 +46,7 @@ export interface ListerWatcher<T> {
  * An async iterator that can also hand out, without a promise, a value it already has: `nextBuffered()`
  * returns what `next()` would resolve with when that needs no waiting (a watch event whose line is already
  * read), else `undefined`; it throws what `next()` would reject with. The Reflector calls it before `next()`,
- * so that a chunk of a dozen watch events costs one promise chain instead of one per event.
+ * so that a chunk of several watch events costs one promise chain instead of one per event.
  */
 export interface BufferedIterator<T> extends AsyncIterator<T> {
   nextBuffered?(): IteratorResult<T> | undefined;

@@ -646,7 +646,7 @@ export class Reflector<T extends KubeObject> {
 
   /**
    * The next event when the stream already holds it (its `nextBuffered`), or the error that ended it; else
-   * undefined, and {@link #next} waits for it. A chunk of a dozen events then costs one promise chain, not
+   * undefined, and {@link #next} waits for it. A chunk of several events then costs one promise chain, not
    * one per event. A stalled stream takes the waiting path, which reports the stall.
    */
   #nextBuffered(stream: OpenStream<T>): IteratorResult<WatchEvent<T>> | Error | undefined {

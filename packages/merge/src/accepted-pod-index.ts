@@ -170,7 +170,9 @@ export class AcceptedPodIndex {
     };
 
     const names = new Set<string>();
+    // UIDs the merger re-diffs; `regroup`, those of them whose groups or winners may have changed.
     const uids = new Set<string>();
+    const regroup = new Set<string>();
     const read = new Map<string, Pod>();
     for (const key of keys) {
       const old = base.get(key);
@@ -180,7 +182,8 @@ export class AcceptedPodIndex {
       if (old !== undefined && pod !== undefined && samePlace(old, pod)) {
         // The common watch event: a new version of a pod with its full name and UID. Which keys win
         // depends only on the groups' members and who won before, so nothing here changes, only the
-        // pod: the merger re-diffs its UID (whichever key that UID's accepted pod is under).
+        // pod: the merger re-diffs its UID (whichever key that UID's accepted pod is under), and stage 2
+        // need not look at it (unless another key of the batch moves in or out of its group).
         uids.add(podUid(pod));
         continue;
       }
@@ -220,15 +223,16 @@ export class AcceptedPodIndex {
     }
     for (const [uid, key] of leaving) {
       removeFrom(this.#uids, uid, key);
-      uids.add(uid);
+      regroup.add(uid);
     }
     for (const [uid, key] of joining) {
       addTo(this.#uids, uid, key);
-      uids.add(uid);
+      regroup.add(uid);
     }
 
-    // Stage 2: UIDs.
-    for (const uid of uids) {
+    // Stage 2: UIDs whose groups changed.
+    for (const uid of regroup) {
+      uids.add(uid);
       const members = this.#uids.get(uid);
       const winner = pick(members, this.#uidWinner.get(uid));
       if (winner === undefined) {
