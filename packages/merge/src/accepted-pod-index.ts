@@ -111,6 +111,39 @@ export class AcceptedPodIndex {
 
   /** Recomputes everything for `next`, keeping incumbents. O(N). */
   rebuild(next: PodSnapshot): IndexChange {
+    return this.#rebuildUnique(next) ?? this.#rebuildGrouped(next);
+  }
+
+  /**
+   * {@link rebuild} for a snapshot whose full names and UIDs are all distinct (a source's usual set,
+   * and its first one): every group has one key, which wins, and nothing is dropped, so one pass
+   * fills the maps. Undefined at the first full name or UID seen twice: the grouped rebuild decides.
+   */
+  #rebuildUnique(next: PodSnapshot): IndexChange | undefined {
+    const names: Groups = new Map();
+    const nameWinner = new Map<string, string>();
+    const uids: Groups = new Map();
+    const uidWinner = new Map<string, string>();
+    for (const [key, pod] of next.entries()) {
+      const name = podFullName(pod);
+      const uid = podUid(pod);
+      if (names.has(name) || uids.has(uid)) return undefined;
+      names.set(name, key);
+      nameWinner.set(name, key);
+      uids.set(uid, key);
+      uidWinner.set(uid, key);
+    }
+    const changed = new Set(uidWinner.keys());
+    for (const uid of this.#uidWinner.keys()) changed.add(uid);
+    this.#names = names;
+    this.#nameWinner = nameWinner;
+    this.#uids = uids;
+    this.#uidWinner = uidWinner;
+    this.#dropped = new Map();
+    return { uids: changed, drops: [], read: NOTHING_READ };
+  }
+
+  #rebuildGrouped(next: PodSnapshot): IndexChange {
     const names: Groups = new Map();
     // Each key's UID, read once: the snapshot's lookups cost more than a Map's.
     const uidOf = new Map<string, string>();
