@@ -86,21 +86,20 @@ export class HashTrie<V> implements Iterable<[string, V]> {
   }
 }
 
-/** Fills a map in place (nodes it created are mutated, not copied) until {@link build}; then it is done. */
+/** Fills a map in place (nodes it created are mutated, not copied) until {@link build}. */
 class HashTrieBuilder<V> {
   #root: Branch<V> = EMPTY_BRANCH;
   #size = 0;
   #owner: object | undefined = {};
 
   set(key: string, value: V): void {
-    if (this.#owner === undefined) throw new Error('HashTrieBuilder: already built');
     grew = false;
     this.#root = setIn(this.#root, 0, hashOf(key), key, value, this.#owner) as Branch<V>;
     if (grew) this.#size++;
   }
 
   build(): HashTrie<V> {
-    // The owner token is dropped: no later call can mutate the nodes the map now shares.
+    // The owner token is dropped: a later set() copies what it changes, like the map's own set().
     this.#owner = undefined;
     return this.#size === 0 ? HashTrie.empty() : new HashTrie(this.#root, this.#size);
   }
