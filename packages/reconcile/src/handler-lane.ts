@@ -12,6 +12,7 @@ import type { HandlerWorkStatus, WorkState } from './pod-work-status.js';
 import { PodWorker } from './pod-worker.js';
 import type { HandlerCallEvent } from './reconciler-observer.js';
 import { StaticPodGate } from './static-pod-gate.js';
+import { TimerLists } from './timer-lists.js';
 import { callKind, coalesceWork, type CallKind, type WorkItem } from './work-item.js';
 
 /** What a lane needs from the reconciler that owns it. */
@@ -69,6 +70,8 @@ export class HandlerLane {
   readonly #workers = new Map<string, PodWorker>();
   readonly #gate = new StaticPodGate<PodWorker>();
   readonly #random: () => number;
+  /** Owed resyncs: a few timers for all pods, not one per pod. */
+  readonly #resyncs: TimerLists<PodWorker>;
   readonly #syncWhat: string;
   readonly #killWhat: string;
   #seq = 0;
@@ -79,6 +82,7 @@ export class HandlerLane {
     this.#o = options;
     this.#log = options.logger.child({ handler: options.handler.name });
     this.#random = options.random ?? Math.random;
+    this.#resyncs = new TimerLists({ timers: options.timers, clock: options.clock, onDue: (worker) => this.#resyncWaitEnded(worker) });
     this.#syncWhat = `${this.name} syncPod`;
     this.#killWhat = `${this.name} killPod`;
   }
@@ -343,46 +347,46 @@ export class HandlerLane {
 
   /**
    * Owes the worker a resync `[1, 1.5) × syncFrequency` after `now` (its successful sync). Most pods
-   * are synced again before then, so the timer is not cancelled and set again per call (a timer
-   * object, a closure and two timer-list operations each): an armed resync timer stays, and when it
-   * fires before the resync is due it re-arms itself for the rest.
+   * are synced again before then, so a resync wait, once begun, is not cancelled and begun again per
+   * call: it goes on, and when it ends before the resync is due it begins again for the rest.
    */
   #scheduleResync(worker: PodWorker, now: number): void {
     if (this.#o.host.stopping()) return;
-    // Jitter in 1 % steps: Node keeps one timer list per distinct duration (each a priority-queue
-    // entry); 50,000 pods with unique durations made tens of thousands of lists.
+    // Jitter in 1 % steps: the waits of all pods share a timer per distinct delay (TimerLists).
     const frequency = this.#o.syncFrequencyMs;
     const delay = frequency * (1 + RESYNC_JITTER * (Math.floor(this.#random() * 100) / 100));
     worker.resyncAt = now + delay;
-    // An armed timer fires before this sync's latest resync time: it was armed for at most
-    // 1.5 × syncFrequency, earlier.
-    if (worker.timerKind !== 'resync') this.#armResync(worker, delay);
+    // A wait going on ends before this sync's latest resync time: it began at most 1.5 × syncFrequency
+    // earlier.
+    if (worker.timerKind !== 'resync') this.#awaitResync(worker, delay);
   }
 
-  #armResync(worker: PodWorker, ms: number): void {
+  #awaitResync(worker: PodWorker, ms: number): void {
     worker.timerKind = 'resync';
-    worker.timer = this.#o.timers.after(ms, () => {
-      worker.timer = undefined;
-      worker.timerKind = undefined;
-      const at = worker.resyncAt;
-      if (at === undefined || this.#o.host.stopping()) return;
-      const now = this.#o.clock.now();
-      if (now < at) {
-        // The rest in whole 1 % steps too (timer lists, above), but never past 1.5 × syncFrequency
-        // after the sync that owed it (lastSyncTime), nor before it is due.
-        const frequency = this.#o.syncFrequencyMs;
-        const latest = Math.max(at, (worker.lastSyncTime ?? now) + frequency * (1 + RESYNC_JITTER) - 1);
-        this.#armResync(worker, Math.min(Math.ceil((at - now) / (frequency / 100)) * (frequency / 100), latest - now));
-        return;
-      }
-      worker.resyncAt = undefined;
-      this.#submit(worker, { kind: 'sync', type: 'resync', attempt: 1 });
-    });
+    this.#resyncs.schedule(worker, ms);
+  }
+
+  #resyncWaitEnded(worker: PodWorker): void {
+    worker.timerKind = undefined;
+    const at = worker.resyncAt;
+    if (at === undefined || this.#o.host.stopping()) return;
+    const now = this.#o.clock.now();
+    if (now < at) {
+      // The rest in whole 1 % steps too (few distinct delays), but never past 1.5 × syncFrequency
+      // after the sync that owed it (lastSyncTime), nor before it is due.
+      const frequency = this.#o.syncFrequencyMs;
+      const latest = Math.max(at, (worker.lastSyncTime ?? now) + frequency * (1 + RESYNC_JITTER) - 1);
+      this.#awaitResync(worker, Math.min(Math.ceil((at - now) / (frequency / 100)) * (frequency / 100), latest - now));
+      return;
+    }
+    worker.resyncAt = undefined;
+    this.#submit(worker, { kind: 'sync', type: 'resync', attempt: 1 });
   }
 
   #cancelTimer(worker: PodWorker): void {
     worker.timer?.cancel();
     worker.timer = undefined;
+    if (worker.timerKind === 'resync') this.#resyncs.cancel(worker);
     worker.timerKind = undefined;
     worker.resyncAt = undefined;
   }

@@ -1,6 +1,7 @@
 import type { Backoff } from '@podconfig/core';
 import type { Timer } from './clock-timers.js';
 import type { PodRecord } from './pod-record.js';
+import type { TimerLink, TimerListEntry } from './timer-lists.js';
 import type { CallOutcome } from './pod-work-status.js';
 import type { CallKind, WorkItem } from './work-item.js';
 
@@ -9,7 +10,7 @@ import type { CallKind, WorkItem } from './work-item.js';
  * most one is owed (`pending`, coalesced), and at most one timer (retry or resync) is scheduled.
  * {@link HandlerLane} drives it.
  */
-export class PodWorker {
+export class PodWorker implements TimerListEntry<PodWorker> {
   readonly record: PodRecord;
   /** The call owed next (not started yet). */
   pending: WorkItem | undefined;
@@ -20,11 +21,13 @@ export class PodWorker {
   /** Static pods only: its claim on its full name (spec §6.6). */
   gate: 'none' | 'owner' | 'waiting' = 'none';
   gateName: string | undefined;
+  /** The retry timer (a resync waits in the lane's timer lists instead, through `timerLink`). */
   timer: Timer | undefined;
   timerKind: 'retry' | 'resync' | undefined;
+  timerLink: TimerLink<PodWorker> | undefined;
   /**
-   * When the owed resync is due (clock ms), or undefined when none is owed. A resync timer, once
-   * armed, stays armed across the calls in between: it re-arms itself until this time.
+   * When the owed resync is due (clock ms), or undefined when none is owed. A resync wait, once
+   * begun, goes on across the calls in between: when it ends early it begins again until this time.
    */
   resyncAt: number | undefined;
   /** Created on the first failure; a success resets it. */

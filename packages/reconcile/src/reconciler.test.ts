@@ -702,6 +702,24 @@ describe(Reconciler.name, () => {
       await h.stop();
     });
 
+    it('has the resyncs of all pods wait on one timer per distinct delay; a removed pod leaves none behind', async () => {
+      const clock = new ManualClock();
+      const handler = new TestHandler('h');
+      const h = start({ handlers: [handler], clock, syncFrequencyMs: 60_000, random: () => 0.25 });
+      await h.feed.push('file', 'ADD', [pod('a'), pod('b'), pod('c')]);
+      await handler.ended.count(3);
+      await clock.sleeping(67_500);
+      expect(clock.pending().filter((ms) => ms === 67_500)).toHaveLength(1);
+      await h.feed.push('file', 'REMOVE', [pod('a'), pod('b'), pod('c')]);
+      await handler.ended.count(6);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(clock.pending().filter((ms) => ms === 67_500)).toHaveLength(0);
+      clock.advance(67_500);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(handler.calls.items.map((c) => `${c.name}:${c.type}`)).toEqual(['a:create', 'b:create', 'c:create', 'a:removed', 'b:removed', 'c:removed']);
+      await h.stop();
+    });
+
     it('re-arms a resync timer in 1 % steps, but never past 1.5 × syncFrequency after the last sync', async () => {
       // Jitter 0.495: each resync is owed 89.7 s after its sync; the latest allowed is 89.999 s after it.
       const { clock, handler, h } = await syncedPod(0.999, 89_700);
