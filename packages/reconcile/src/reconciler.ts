@@ -76,12 +76,6 @@ export class Reconciler {
   readonly #lanes: readonly HandlerLane[];
   /** Every pod with a record: desired ones, and ones still being killed. Keyed by UID. */
   readonly #pods = new Map<string, PodRecord>();
-  /**
-   * How many desired pods have each `namespace/name` (orphans reported without a UID match by name).
-   * A count, not a set of UIDs: this is all the orphan sweep asks, and a Set per pod cost memory and
-   * time at 50,000 pods. Every desired record is counted once (#want / #unwant keep it balanced).
-   */
-  readonly #desiredByName = new Map<string, number>();
   /** REMOVEd pods whose kill waits for readiness, by the pod's source. */
   readonly #deferred = new Map<SourceName, Set<string>>();
   readonly #allReadyWaiters = new Set<() => void>();
@@ -380,18 +374,13 @@ export class Reconciler {
       if (record === undefined) {
         record = { key, pod, isStatic: isStaticPod(pod), source: update.source, desired: true, killDeferred: false };
         this.#pods.set(key, record);
-        this.#indexName(record);
       } else {
-        // Re-index by name only when it changed (a UID keeps its name but for D14 renames).
-        const reindex = !record.desired || !sameName(record.pod, pod);
-        if (reindex && record.desired) this.#unindexName(record);
         if (record.killDeferred && record.source !== undefined) this.#deferred.get(record.source)?.delete(key);
         record.pod = pod;
         record.isStatic = isStaticPod(pod);
         record.source = update.source;
         record.desired = true;
         record.killDeferred = false;
-        if (reindex) this.#indexName(record);
       }
       for (const lane of this.#lanes) lane.sync(record, type);
     }
@@ -406,7 +395,6 @@ export class Reconciler {
       this.#log.debug({ pod: podRef(pod), uid: podUid(pod), source, owner: record.source }, 'REMOVE from a source that no longer owns the pod; ignored');
       return;
     }
-    this.#unindexName(record);
     record.pod = pod;
     record.isStatic = isStaticPod(pod);
     record.desired = false;
@@ -456,16 +444,14 @@ export class Reconciler {
     this.#pods.delete(key);
   }
 
-  #indexName(record: PodRecord): void {
-    const name = podKey(record.pod);
-    this.#desiredByName.set(name, (this.#desiredByName.get(name) ?? 0) + 1);
-  }
-
-  #unindexName(record: PodRecord): void {
-    const name = podKey(record.pod);
-    const count = (this.#desiredByName.get(name) ?? 0) - 1;
-    if (count > 0) this.#desiredByName.set(name, count);
-    else this.#desiredByName.delete(name);
+  /**
+   * `namespace/name` of every desired pod, for an orphan sweep that met a reported pod without a UID
+   * (rare): built then, in O(pods) as the sweep itself is, not kept up to date on every update.
+   */
+  #desiredNames(): Set<string> {
+    const names = new Set<string>();
+    for (const record of this.#pods.values()) if (record.desired) names.add(podKey(record.pod));
+    return names;
   }
 
   // ---- orphan clean-up -------------------------------------------------------------------
@@ -508,6 +494,7 @@ export class Reconciler {
     }
     const reportedUids = new Set<string>();
     const reportedNames = new Set<string>();
+    let desiredNames: Set<string> | undefined;
     const mayKill = this.#o.orphanKillsAllowed?.() ?? true;
     let orphans = 0;
     let held = 0;
@@ -522,7 +509,8 @@ export class Reconciler {
         key = uid;
       } else if (nameKey !== undefined) {
         reportedNames.add(nameKey);
-        desired = this.#desiredByName.has(nameKey);
+        desiredNames ??= this.#desiredNames();
+        desired = desiredNames.has(nameKey);
         key = orphanKey(nameKey);
       } else {
         continue;
@@ -565,9 +553,6 @@ export class Reconciler {
     }
   }
 }
-
-const sameName = (a: Pod, b: Pod): boolean =>
-  a.metadata?.name === b.metadata?.name && a.metadata?.namespace === b.metadata?.namespace;
 
 function recordKey(pod: Pod): string {
   const uid = podUid(pod);
