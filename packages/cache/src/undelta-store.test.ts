@@ -1,4 +1,4 @@
-import { PodSnapshot, type Pod, type PodSetChanges } from '@podconfig/core';
+import type { Pod, PodSetChanges, PodSnapshot } from '@podconfig/core';
 import { makePod } from '@podconfig/testing';
 import { describe, expect, it } from 'vitest';
 import { UndeltaStore } from './undelta-store.js';
@@ -73,10 +73,20 @@ describe(UndeltaStore.name, () => {
       const { store, pushes } = recording();
       store.replace([pod('a', '1'), pod('b', '1'), pod('c', '1')], '1');
       store.replace([pod('a', '1'), pod('b', '5'), pod('d', '5'), pod('d', '6', { image: 'late' })], '6');
-      expect(pushes[0]!.changes?.base).toBe(PodSnapshot.empty);
+      expect(pushes[0]!.changes).toBeUndefined(); // into an empty store: every key is new
       expect(pushes[1]!.changes?.keys).toEqual(new Set(['default/b', 'default/c', 'default/d']));
       expect(store.snapshot().get('default/d')?.spec?.containers[0]?.image).toBe('late');
       expect(store.snapshot().size).toBe(3);
+    });
+
+    it('passes no changes into an empty store, also after everything was deleted', () => {
+      const { store, pushes } = recording();
+      store.replace([], '1');
+      store.replace([pod('a', '2')], '2');
+      store.apply({ type: 'DELETED', object: pod('a', '3') });
+      store.replace([pod('a', '4')], '4');
+      expect(pushes.map((p) => p.changes === undefined)).toEqual([true, true, false, true]);
+      expect(pushes.map((p) => p.snapshot.size)).toEqual([0, 1, 0, 1]);
     });
 
     it('counts a pod without a resourceVersion as changed', () => {

@@ -16,7 +16,8 @@ export interface UndeltaStoreOptions {
  * client-go's `UndeltaStore` (spec §4.2) over an immutable {@link PodSnapshot}: every replace and every
  * watch event pushes the full set once. `apply()` derives the next snapshot with `with()` / `without()` in
  * O(log N) and passes `changes = { base: previous, keys: {key} }` (decision D17); `replace()` passes the
- * keys that were added, removed or whose `resourceVersion` differs (an object's RV changes on every write).
+ * keys that were added, removed or whose `resourceVersion` differs (an object's RV changes on every write),
+ * except into an empty store (the first list), where every key is new: it passes no changes.
  */
 export class UndeltaStore implements ReflectorSink<Pod> {
   readonly #keyOf: (pod: Pod) => string;
@@ -36,6 +37,12 @@ export class UndeltaStore implements ReflectorSink<Pod> {
   replace(items: readonly Pod[], _resourceVersion: string): void {
     const base = this.#snapshot;
     const next = PodSnapshot.fromEntries(items.map((pod) => [this.#keyOf(pod), pod] as const));
+    if (base.size === 0) {
+      // Every key is new: the consumer's diff is a full one anyway, without a set of every key to build.
+      this.#snapshot = next;
+      this.#push(next, undefined);
+      return;
+    }
     const keys = new Set<string>();
     for (const [key, pod] of next.entries()) {
       const old = base.get(key);
