@@ -12,8 +12,8 @@ export interface DropReport {
 
 /** What changed in the index through one SET. */
 export interface IndexChange {
-  /** UIDs whose accepted key or pod may have changed: the merger re-diffs exactly these. */
-  readonly uids: ReadonlySet<string>;
+  /** UIDs whose accepted key or pod may have changed, each once: the merger re-diffs exactly these. */
+  readonly uids: Iterable<string>;
   /** Keys that became dropped, or are now dropped for another reason or winner; sorted by key. */
   readonly drops: readonly DropReport[];
   /**
@@ -71,6 +71,24 @@ function pick(keys: string | Set<string> | undefined, incumbent: string | undefi
   return min;
 }
 
+/**
+ * The winning key of a group: a group of one key is its own winner, so only groups of several keep
+ * theirs in `winners` (a map of every full name and one of every UID cost a fifth of the first SET).
+ */
+function winnerOf(groups: Groups, winners: Map<string, string>, group: string): string | undefined {
+  const keys = groups.get(group);
+  return keys === undefined || typeof keys === 'string' ? keys : winners.get(group);
+}
+
+/** Records `winner` for `group` as it now stands (the winner of a group of several, or none to keep). */
+function setWinner(groups: Groups, winners: Map<string, string>, group: string, winner: string | undefined): void {
+  if (winner !== undefined && typeof groups.get(group) === 'object') winners.set(group, winner);
+  else winners.delete(group);
+}
+
+/** Iterates a map's keys, as often as asked. */
+const keysOf = (map: Map<string, unknown>): Iterable<string> => ({ [Symbol.iterator]: () => map.keys() });
+
 const at = (snapshot: PodSnapshot, key: string): Pod => {
   const pod = snapshot.get(key);
   if (pod === undefined) throw new Error(`AcceptedPodIndex: key ${key} missing from its snapshot`);
@@ -90,18 +108,18 @@ const at = (snapshot: PodSnapshot, key: string): Pod => {
 export class AcceptedPodIndex {
   /** Full name → every key of the snapshot with that full name. */
   #names: Groups = new Map();
-  /** Full name → the winning key (stage 1). */
-  #nameWinner = new Map<string, string>();
+  /** Full name → the winning key (stage 1), for full names of several keys (see winnerOf). */
+  #nameWinners = new Map<string, string>();
   /** UID → the stage-1 winners with that UID. */
   #uids: Groups = new Map();
-  /** UID → the accepted key (stage 2). */
-  #uidWinner = new Map<string, string>();
+  /** UID → the accepted key (stage 2), for UIDs of several stage-1 winners (see winnerOf). */
+  #uidWinners = new Map<string, string>();
   /** Key → why it is not accepted. */
   #dropped = new Map<string, Drop>();
 
   /** The key of the accepted pod with this UID. */
   acceptedKey(uid: string): string | undefined {
-    return this.#uidWinner.get(uid);
+    return winnerOf(this.#uids, this.#uidWinners, uid);
   }
 
   /** Number of keys of the current snapshot that are dropped as duplicates. */
@@ -121,24 +139,25 @@ export class AcceptedPodIndex {
    */
   #rebuildUnique(next: PodSnapshot): IndexChange | undefined {
     const names: Groups = new Map();
-    const nameWinner = new Map<string, string>();
     const uids: Groups = new Map();
-    const uidWinner = new Map<string, string>();
     for (const [key, pod] of next.entries()) {
       const name = podFullName(pod);
       const uid = podUid(pod);
       if (names.has(name) || uids.has(uid)) return undefined;
       names.set(name, key);
-      nameWinner.set(name, key);
       uids.set(uid, key);
-      uidWinner.set(uid, key);
     }
-    const changed = new Set(uidWinner.keys());
-    for (const uid of this.#uidWinner.keys()) changed.add(uid);
+    // Every UID is in a group, so the UIDs to re-diff are those of both; a first SET's are just the new ones.
+    let changed: Iterable<string> = keysOf(uids);
+    if (this.#uids.size > 0) {
+      const both = new Set(uids.keys());
+      for (const uid of this.#uids.keys()) both.add(uid);
+      changed = both;
+    }
     this.#names = names;
-    this.#nameWinner = nameWinner;
+    this.#nameWinners = new Map();
     this.#uids = uids;
-    this.#uidWinner = uidWinner;
+    this.#uidWinners = new Map();
     this.#dropped = new Map();
     return { uids: changed, drops: [], read: NOTHING_READ };
   }
@@ -152,33 +171,35 @@ export class AcceptedPodIndex {
       uidOf.set(key, podUid(pod));
     }
     const dropped = new Map<string, Drop>();
-    const nameWinner = new Map<string, string>();
+    const nameWinners = new Map<string, string>();
     const uids: Groups = new Map();
     for (const [name, keys] of names) {
-      const winner = pick(keys, this.#nameWinner.get(name));
+      const winner = pick(keys, winnerOf(this.#names, this.#nameWinners, name));
       if (winner === undefined) continue;
-      nameWinner.set(name, winner);
       addTo(uids, uidOf.get(winner) ?? '', winner);
-      if (typeof keys !== 'string') for (const key of keys) if (key !== winner) dropped.set(key, { reason: 'name', winner });
+      if (typeof keys === 'string') continue;
+      nameWinners.set(name, winner);
+      for (const key of keys) if (key !== winner) dropped.set(key, { reason: 'name', winner });
     }
-    const uidWinner = new Map<string, string>();
+    const uidWinners = new Map<string, string>();
     const changed = new Set<string>();
     for (const [uid, keys] of uids) {
-      const winner = pick(keys, this.#uidWinner.get(uid));
+      const winner = pick(keys, winnerOf(this.#uids, this.#uidWinners, uid));
       if (winner === undefined) continue;
-      uidWinner.set(uid, winner);
       changed.add(uid);
-      if (typeof keys !== 'string') for (const key of keys) if (key !== winner) dropped.set(key, { reason: 'uid', winner });
+      if (typeof keys === 'string') continue;
+      uidWinners.set(uid, winner);
+      for (const key of keys) if (key !== winner) dropped.set(key, { reason: 'uid', winner });
     }
-    for (const uid of this.#uidWinner.keys()) changed.add(uid);
+    for (const uid of this.#uids.keys()) changed.add(uid);
     const drops: DropReport[] = [];
     for (const [key, drop] of dropped) {
       if (!sameDrop(this.#dropped.get(key), drop)) drops.push({ key, ...drop });
     }
     this.#names = names;
-    this.#nameWinner = nameWinner;
+    this.#nameWinners = nameWinners;
     this.#uids = uids;
-    this.#uidWinner = uidWinner;
+    this.#uidWinners = uidWinners;
     this.#dropped = dropped;
     return { uids: changed, drops: drops.sort(byKey), read: NOTHING_READ };
   }
@@ -202,10 +223,18 @@ export class AcceptedPodIndex {
       this.#dropped.delete(key);
     };
 
-    const names = new Set<string>();
-    // UIDs the merger re-diffs; `regroup`, those of them whose groups or winners may have changed.
+    // Full names and UIDs whose groups change, with their winners before (read before a group changes: a
+    // group of one is its own winner).
+    const names = new Map<string, string | undefined>();
+    const regroup = new Map<string, string | undefined>();
+    const touchName = (name: string): void => {
+      if (!names.has(name)) names.set(name, winnerOf(this.#names, this.#nameWinners, name));
+    };
+    const touchUid = (uid: string): void => {
+      if (!regroup.has(uid)) regroup.set(uid, winnerOf(this.#uids, this.#uidWinners, uid));
+    };
+    // UIDs the merger re-diffs; `regroup`'s, those of them whose groups or winners may have changed.
     const uids = new Set<string>();
-    const regroup = new Set<string>();
     const read = new Map<string, Pod>();
     for (const key of keys) {
       const old = base.get(key);
@@ -222,15 +251,15 @@ export class AcceptedPodIndex {
       }
       if (old !== undefined) {
         const name = podFullName(old);
+        touchName(name);
         removeFrom(this.#names, name, key);
-        names.add(name);
       }
       if (pod === undefined) {
         clearDrop(key);
       } else {
         const name = podFullName(pod);
+        touchName(name);
         addTo(this.#names, name, key);
-        names.add(name);
       }
     }
 
@@ -238,41 +267,34 @@ export class AcceptedPodIndex {
     // key that moves between two full names under one UID ends up in its group.
     const leaving: [string, string][] = [];
     const joining: [string, string][] = [];
-    for (const name of names) {
+    for (const [name, previous] of names) {
       const members = this.#names.get(name);
-      const previous = this.#nameWinner.get(name);
       const winner = pick(members, previous);
       if (previous !== undefined && (previous !== winner || base.get(previous) !== next.get(previous))) {
         leaving.push([podUid(at(base, previous)), previous]);
       }
-      if (winner === undefined) {
-        this.#nameWinner.delete(name);
-        continue;
-      }
-      this.#nameWinner.set(name, winner);
+      setWinner(this.#names, this.#nameWinners, name, winner);
+      if (winner === undefined) continue;
       if (previous !== winner || base.get(winner) !== next.get(winner)) joining.push([podUid(at(next, winner)), winner]);
       for (const key of membersOf(members)) if (key !== winner) setDrop(key, { reason: 'name', winner });
       // A new winner joins a UID group below, which sets or clears its record.
     }
     for (const [uid, key] of leaving) {
+      touchUid(uid);
       removeFrom(this.#uids, uid, key);
-      regroup.add(uid);
     }
     for (const [uid, key] of joining) {
+      touchUid(uid);
       addTo(this.#uids, uid, key);
-      regroup.add(uid);
     }
 
     // Stage 2: UIDs whose groups changed.
-    for (const uid of regroup) {
+    for (const [uid, previous] of regroup) {
       uids.add(uid);
       const members = this.#uids.get(uid);
-      const winner = pick(members, this.#uidWinner.get(uid));
-      if (winner === undefined) {
-        this.#uidWinner.delete(uid);
-        continue;
-      }
-      this.#uidWinner.set(uid, winner);
+      const winner = pick(members, previous);
+      setWinner(this.#uids, this.#uidWinners, uid, winner);
+      if (winner === undefined) continue;
       for (const key of membersOf(members)) if (key !== winner) setDrop(key, { reason: 'uid', winner });
       clearDrop(winner);
     }
