@@ -22,6 +22,11 @@ export interface IndexChange {
    * costs about a microsecond). Empty after a rebuild.
    */
   readonly read: ReadonlyMap<string, Pod>;
+  /**
+   * Every key of the new snapshot is accepted, under its pod's own UID (a rebuild that met no duplicate):
+   * the merger may take the snapshot's entries as they are, without a lookup per UID.
+   */
+  readonly everyKey: boolean;
 }
 
 const NOTHING_READ: ReadonlyMap<string, Pod> = new Map();
@@ -159,7 +164,7 @@ export class AcceptedPodIndex {
     this.#uids = uids;
     this.#uidWinners = new Map();
     this.#dropped = new Map();
-    return { uids: changed, drops: [], read: NOTHING_READ };
+    return { uids: changed, drops: [], read: NOTHING_READ, everyKey: true };
   }
 
   #rebuildGrouped(next: PodSnapshot): IndexChange {
@@ -201,7 +206,7 @@ export class AcceptedPodIndex {
     this.#uids = uids;
     this.#uidWinners = uidWinners;
     this.#dropped = dropped;
-    return { uids: changed, drops: drops.sort(byKey), read: NOTHING_READ };
+    return { uids: changed, drops: drops.sort(byKey), read: NOTHING_READ, everyKey: false };
   }
 
   /**
@@ -304,7 +309,7 @@ export class AcceptedPodIndex {
       const drop = this.#dropped.get(key);
       if (drop !== undefined && !sameDrop(old, drop)) drops.push({ key, ...drop });
     }
-    return { uids, drops: drops.sort(byKey), read };
+    return { uids, drops: drops.sort(byKey), read, everyKey: false };
   }
 }
 
