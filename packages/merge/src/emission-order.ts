@@ -1,4 +1,5 @@
 import { podFullName, podUid, type Pod } from '@podconfig/core';
+import { parseApiTime } from './api-time.js';
 
 /** How the pods of one emitted operation are ordered (decision D15). */
 export type EmissionOrder = 'full-name' | 'creation';
@@ -8,7 +9,7 @@ const NO_TIME = Number.NEGATIVE_INFINITY;
 function creationTime(pod: Pod): number {
   const value = pod.metadata?.creationTimestamp;
   if (value === undefined || value === null) return NO_TIME;
-  const ms = Date.parse(String(value));
+  const ms = parseApiTime(String(value));
   return Number.isNaN(ms) ? NO_TIME : ms;
 }
 
