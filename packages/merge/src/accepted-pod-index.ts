@@ -78,7 +78,7 @@ function pick(keys: string | Set<string> | undefined, incumbent: string | undefi
 
 /**
  * The winning key of a group: a group of one key is its own winner, so only groups of several keep
- * theirs in `winners` (a map of every full name and one of every UID cost a fifth of the first SET).
+ * theirs in `winners` (a map of every full name and one of every UID cost ~60 ms of a 50,000-pod first SET).
  */
 function winnerOf(groups: Groups, winners: Map<string, string>, group: string): string | undefined {
   const keys = groups.get(group);
