@@ -91,6 +91,11 @@ function setWinner(groups: Groups, winners: Map<string, string>, group: string, 
   else winners.delete(group);
 }
 
+/** Notes `group`'s winner in `before`, once, before its group changes. */
+function noteWinner(before: Map<string, string | undefined>, groups: Groups, winners: Map<string, string>, group: string): void {
+  if (!before.has(group)) before.set(group, winnerOf(groups, winners, group));
+}
+
 /** Iterates a map's keys, as often as asked. */
 const keysOf = (map: Map<string, unknown>): Iterable<string> => ({ [Symbol.iterator]: () => map.keys() });
 
@@ -232,12 +237,6 @@ export class AcceptedPodIndex {
     // group of one is its own winner).
     const names = new Map<string, string | undefined>();
     const regroup = new Map<string, string | undefined>();
-    const touchName = (name: string): void => {
-      if (!names.has(name)) names.set(name, winnerOf(this.#names, this.#nameWinners, name));
-    };
-    const touchUid = (uid: string): void => {
-      if (!regroup.has(uid)) regroup.set(uid, winnerOf(this.#uids, this.#uidWinners, uid));
-    };
     // UIDs the merger re-diffs; `regroup`'s, those of them whose groups or winners may have changed.
     const uids = new Set<string>();
     const read = new Map<string, Pod>();
@@ -256,14 +255,14 @@ export class AcceptedPodIndex {
       }
       if (old !== undefined) {
         const name = podFullName(old);
-        touchName(name);
+        noteWinner(names, this.#names, this.#nameWinners, name);
         removeFrom(this.#names, name, key);
       }
       if (pod === undefined) {
         clearDrop(key);
       } else {
         const name = podFullName(pod);
-        touchName(name);
+        noteWinner(names, this.#names, this.#nameWinners, name);
         addTo(this.#names, name, key);
       }
     }
@@ -285,11 +284,11 @@ export class AcceptedPodIndex {
       // A new winner joins a UID group below, which sets or clears its record.
     }
     for (const [uid, key] of leaving) {
-      touchUid(uid);
+      noteWinner(regroup, this.#uids, this.#uidWinners, uid);
       removeFrom(this.#uids, uid, key);
     }
     for (const [uid, key] of joining) {
-      touchUid(uid);
+      noteWinner(regroup, this.#uids, this.#uidWinners, uid);
       addTo(this.#uids, uid, key);
     }
 
