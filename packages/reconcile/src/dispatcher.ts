@@ -1,6 +1,6 @@
-import { FifoSet } from './fifo-set.js';
+import { LinkedQueue, type QueueEntry } from './linked-queue.js';
 
-export interface DispatcherOptions<T> {
+export interface DispatcherOptions<T extends QueueEntry<T>> {
   /** Calls in flight at most, across all lanes. */
   readonly concurrency: number;
   /** Number of lanes (one per handler). */
@@ -19,11 +19,11 @@ export interface DispatcherOptions<T> {
  * while one handler's calls hang until their timeout. Each item is queued at most once; memory is
  * bounded by the number of items (pod workers), never by the number of events.
  */
-export class Dispatcher<T> {
+export class Dispatcher<T extends QueueEntry<T>> {
   readonly #concurrency: number;
   readonly #laneCap: number;
   readonly #run: (lane: number, item: T, done: () => void) => void;
-  readonly #queues: FifoSet<T>[];
+  readonly #queues: LinkedQueue<T>[];
   readonly #inFlight: number[];
   /** Each lane's `done`: one function per lane, not a closure per item. */
   readonly #done: (() => void)[];
@@ -38,7 +38,7 @@ export class Dispatcher<T> {
     this.#concurrency = options.concurrency;
     this.#laneCap = Math.max(1, options.concurrency - options.lanes + 1);
     this.#run = options.run;
-    this.#queues = Array.from({ length: options.lanes }, () => new FifoSet<T>());
+    this.#queues = Array.from({ length: options.lanes }, () => new LinkedQueue<T>());
     this.#inFlight = Array.from({ length: options.lanes }, () => 0);
     this.#done = Array.from({ length: options.lanes }, (_, lane) => (): void => this.#finished(lane));
   }

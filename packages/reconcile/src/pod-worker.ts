@@ -1,6 +1,7 @@
 import type { Backoff } from '@podconfig/core';
 import type { Timer } from './clock-timers.js';
 import type { PodRecord } from './pod-record.js';
+import type { QueueEntry } from './linked-queue.js';
 import type { TimerLink, TimerListEntry } from './timer-lists.js';
 import type { CallOutcome } from './pod-work-status.js';
 import type { CallKind, WorkItem } from './work-item.js';
@@ -10,7 +11,7 @@ import type { CallKind, WorkItem } from './work-item.js';
  * most one is owed (`pending`, coalesced), and at most one timer (retry or resync) is scheduled.
  * {@link HandlerLane} drives it.
  */
-export class PodWorker implements TimerListEntry<PodWorker> {
+export class PodWorker implements TimerListEntry<PodWorker>, QueueEntry<PodWorker> {
   readonly record: PodRecord;
   /** The call owed next (not started yet). */
   pending: WorkItem | undefined;
@@ -25,6 +26,10 @@ export class PodWorker implements TimerListEntry<PodWorker> {
   timer: Timer | undefined;
   timerKind: 'retry' | 'resync' | undefined;
   timerLink: TimerLink<PodWorker> | undefined;
+  /** Its place in its lane's dispatcher queue (owed a call, waiting for a slot). */
+  queuePrev: PodWorker | undefined;
+  queueNext: PodWorker | undefined;
+  queuedIn: object | undefined;
   /**
    * When the owed resync is due (clock ms), or undefined when none is owed. A resync wait, once
    * begun, goes on across the calls in between: when it ends early it begins again until this time.
