@@ -20,7 +20,9 @@ describe(LinkedQueue.name, () => {
   it('returns members oldest first; adding a member again keeps its place', () => {
     const queue = new LinkedQueue<Item>();
     const [a, b, c] = items('a', 'b', 'c');
+    expect(queue.first).toBeUndefined();
     for (const item of [a!, b!, c!, a!]) queue.add(item);
+    expect(queue.first).toBe(a);
     expect(queue.size).toBe(3);
     expect(drain(queue)).toEqual(['a', 'b', 'c']);
     expect(queue.size).toBe(0);

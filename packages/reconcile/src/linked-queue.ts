@@ -28,6 +28,11 @@ export class LinkedQueue<T extends QueueEntry<T>> {
     return item.queuedIn === this;
   }
 
+  /** The oldest member, left in place. */
+  get first(): T | undefined {
+    return this.#head;
+  }
+
   /** Adds `item` at the end; no-op when it is a member already (it keeps its place). */
   add(item: T): void {
     if (item.queuedIn === this) return;

@@ -1,15 +1,17 @@
 import type { Clock } from '@podconfig/core';
 import type { ClockTimers, Timer } from './clock-timers.js';
+import { LinkedQueue, type QueueEntry } from './linked-queue.js';
 
 /** An entry's place in a {@link TimerLists}: made on its first wait and reused for every later one. */
-export class TimerLink<T> {
+export class TimerLink<T> implements QueueEntry<TimerLink<T>> {
   readonly entry: T;
   /** Clock ms when the entry is due. */
   due = 0;
-  prev: TimerLink<T> | undefined;
-  next: TimerLink<T> | undefined;
   /** The list it waits in; undefined while it waits in none. */
   list: DelayList<T> | undefined;
+  queuePrev: TimerLink<T> | undefined;
+  queueNext: TimerLink<T> | undefined;
+  queuedIn: object | undefined;
 
   constructor(entry: T) {
     this.entry = entry;
@@ -24,8 +26,7 @@ export interface TimerListEntry<T> {
 /** Every entry waiting for one delay, in the order they began to wait (so in order of due time). */
 interface DelayList<T> {
   readonly delayMs: number;
-  head: TimerLink<T> | undefined;
-  tail: TimerLink<T> | undefined;
+  readonly links: LinkedQueue<TimerLink<T>>;
   /** Armed for the head's due time (or an earlier head's, which finds it not due yet and re-arms). */
   timer: Timer | undefined;
 }
@@ -76,16 +77,12 @@ export class TimerLists<T extends TimerListEntry<T>> {
     const link = (entry.timerLink ??= new TimerLink(entry));
     let list = this.#lists.get(delayMs);
     if (list === undefined) {
-      list = { delayMs, head: undefined, tail: undefined, timer: undefined };
+      list = { delayMs, links: new LinkedQueue<TimerLink<T>>(), timer: undefined };
       this.#lists.set(delayMs, list);
     }
     link.due = this.#o.clock.now() + delayMs;
     link.list = list;
-    link.prev = list.tail;
-    link.next = undefined;
-    if (list.tail === undefined) list.head = link;
-    else list.tail.next = link;
-    list.tail = link;
+    list.links.add(link);
     this.#size++;
     list.timer ??= this.#o.timers.after(delayMs, () => this.#fire(list));
   }
@@ -96,16 +93,11 @@ export class TimerLists<T extends TimerListEntry<T>> {
     const list = link?.list;
     if (link === undefined || list === undefined) return;
     this.#unlink(list, link);
-    if (list.head === undefined) this.#retire(list);
+    if (list.links.size === 0) this.#retire(list);
   }
 
   #unlink(list: DelayList<T>, link: TimerLink<T>): void {
-    if (link.prev === undefined) list.head = link.next;
-    else link.prev.next = link.next;
-    if (link.next === undefined) list.tail = link.prev;
-    else link.next.prev = link.prev;
-    link.prev = undefined;
-    link.next = undefined;
+    list.links.delete(link);
     link.list = undefined;
     this.#size--;
   }
@@ -120,12 +112,12 @@ export class TimerLists<T extends TimerListEntry<T>> {
   #fire(list: DelayList<T>): void {
     list.timer = undefined;
     const now = this.#o.clock.now();
-    for (let link = list.head; link !== undefined && link.due <= now; link = list.head) {
+    for (let link = list.links.first; link !== undefined && link.due <= now; link = list.links.first) {
       this.#unlink(list, link);
       // May schedule entries again, into this list too: they go behind, due later than now.
       this.#o.onDue(link.entry);
     }
-    const head = list.head;
+    const head = list.links.first;
     if (head === undefined) {
       this.#retire(list);
       return;
