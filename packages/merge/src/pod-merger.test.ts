@@ -1,9 +1,8 @@
 import {
-  ANNOTATIONS, PodSnapshot,
+  ANNOTATIONS, PodSnapshot, coalescePodSets, deepFreeze,
   type ObjectMeta, type Pod, type PodSetUpdate, type PodUpdate, type SourceName,
 } from '@podconfig/core';
 import { InstantClock, makePod, sameHiddenClass, seededRandom } from '@podconfig/testing';
-import { coalescePodSets } from '@podconfig/core';
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import { PodMerger } from './pod-merger.js';
@@ -239,6 +238,20 @@ describe(PodMerger.name, () => {
       expect(update?.pods[0]?.metadata).not.toHaveProperty('labels'); // {} before: the kubelet copies ref's labels
       expect(update?.pods[0]?.status).toEqual({ phase: 'Running', message: null });
       expect(update?.pods[0]?.spec?.containers[0]?.image).toBe('nginx:2');
+    });
+
+    it('adopts a pod that its source froze already: the copies it makes are frozen, the source pod is untouched', () => {
+      const { merger } = newMerger();
+      const pod = deepFreeze(makePod('p', { labels: { a: '1' } }));
+      const before = structuredClone(pod);
+      const emitted = merger.merge(set([pod]))[0]!.pods[0]!;
+      expect(emitted).not.toBe(pod);
+      for (const part of [emitted, emitted.metadata, emitted.metadata?.annotations]) expect(Object.isFrozen(part)).toBe(true);
+      expect(() => { emitted.metadata!.annotations![ANNOTATIONS.configSource] = 'http'; }).toThrow(TypeError);
+      expect(emitted.metadata?.annotations?.[ANNOTATIONS.configSource]).toBe('file');
+      expect(emitted.spec).toBe(pod.spec);
+      expect(emitted.metadata?.labels).toBe(pod.metadata?.labels);
+      expect(pod).toEqual(before);
     });
 
     it('emits a new frozen version on a change and leaves the one emitted before as it was', () => {
