@@ -18,21 +18,28 @@ const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1
 interface Keyed {
   readonly pod: Pod;
   readonly time: number;
-  readonly name: string;
-  readonly uid: string;
+  /** The full name, read when a comparison needs it. */
+  name: string | undefined;
+}
+
+const nameOf = (keyed: Keyed): string => (keyed.name ??= podFullName(keyed.pod));
+
+function compareKeyed(a: Keyed, b: Keyed): number {
+  if (a.time !== b.time) return a.time < b.time ? -1 : 1;
+  return compareStrings(nameOf(a), nameOf(b)) || compareStrings(podUid(a.pod), podUid(b.pod));
 }
 
 /**
  * Sorts `pods` in place per D15: ADDs by creationTimestamp (missing or unparsable first), then
- * full name, then UID; every other operation by full name, then UID. The keys are computed once
- * per pod, not per comparison (an initial ADD of 50,000 pods made ~1.6 million comparisons).
+ * full name, then UID; every other operation by full name, then UID. The creation time is read once
+ * per pod, not per comparison (an initial ADD of 50,000 pods made ~1.6 million comparisons), and the
+ * full name only when two times tie: building 50,000 of them for a first ADD whose pods were created at
+ * different times cost ~30 ms.
  */
 export function sortForEmission(pods: Pod[], order: EmissionOrder): Pod[] {
   if (pods.length < 2) return pods;
-  const keyed: Keyed[] = pods.map((pod) => ({
-    pod, time: order === 'creation' ? creationTime(pod) : 0, name: podFullName(pod), uid: podUid(pod),
-  }));
-  keyed.sort((a, b) => (a.time === b.time ? 0 : a.time < b.time ? -1 : 1) || compareStrings(a.name, b.name) || compareStrings(a.uid, b.uid));
+  const keyed: Keyed[] = pods.map((pod) => ({ pod, time: order === 'creation' ? creationTime(pod) : 0, name: undefined }));
+  keyed.sort(compareKeyed);
   for (let i = 0; i < keyed.length; i++) pods[i] = keyed[i]!.pod;
   return pods;
 }
