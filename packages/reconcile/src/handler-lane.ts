@@ -67,7 +67,6 @@ export class HandlerLane {
   readonly name: string;
   readonly #o: HandlerLaneOptions;
   readonly #log: Logger;
-  readonly #workers = new Map<string, PodWorker>();
   readonly #gate = new StaticPodGate<PodWorker>();
   readonly #random: () => number;
   /** Owed resyncs: a few timers for all pods, not one per pod. */
@@ -92,8 +91,9 @@ export class HandlerLane {
     return this.#seq;
   }
 
-  has(key: string): boolean {
-    return this.#workers.has(key);
+  /** This lane has a worker for the pod: work owed, running, or remembered (a pod it may be running). */
+  has(record: PodRecord): boolean {
+    return record.workers[this.#o.index] !== undefined;
   }
 
   /** The desired pod changed (or is new): owe the handler a sync of `type`. */
@@ -107,7 +107,7 @@ export class HandlerLane {
 
   /** The pod is not desired and may be killed now. A pod the handler never ran is just forgotten. */
   kill(record: PodRecord, reason: KillPodReason): void {
-    const worker = this.#workers.get(record.key);
+    const worker = record.workers[this.#o.index];
     if (worker === undefined) return;
     if (!worker.mayRun && !worker.inFlight) {
       this.#drop(worker);
@@ -118,7 +118,7 @@ export class HandlerLane {
 
   /** The pod is not desired but its kill must wait (readiness): stop syncing it meanwhile. */
   hold(record: PodRecord): void {
-    const worker = this.#workers.get(record.key);
+    const worker = record.workers[this.#o.index];
     if (worker === undefined) return;
     if (!worker.mayRun && !worker.inFlight) {
       this.#drop(worker);
@@ -133,7 +133,7 @@ export class HandlerLane {
 
   /** A pod the handler reported that nobody wants (orphan clean-up). No-op when already handled. */
   killOrphan(record: PodRecord): void {
-    if (this.#workers.has(record.key)) return;
+    if (this.has(record)) return;
     const worker = this.#worker(record);
     worker.mayRun = true;
     this.#submit(worker, { kind: 'kill', reason: 'orphaned', gracePeriodSeconds: DEFAULT_GRACE_PERIOD_SECONDS, attempt: 1 });
@@ -144,7 +144,7 @@ export class HandlerLane {
    * it is owed, running or failing anyway, or it succeeded after the listing began (`sinceSeq`).
    */
   recreate(record: PodRecord, sinceSeq: number): boolean {
-    const worker = this.#workers.get(record.key);
+    const worker = record.workers[this.#o.index];
     if (worker === undefined || worker.inFlight || worker.pending !== undefined || worker.gate === 'waiting') return false;
     if (worker.lastResult !== 'success' || !worker.mayRun || worker.lastSuccessSeq > sinceSeq) return false;
     this.#submit(worker, { kind: 'sync', type: 'create', attempt: 1 });
@@ -250,8 +250,8 @@ export class HandlerLane {
     else if (item.kind === 'sync' && record.desired) this.#scheduleResync(worker, now);
   }
 
-  status(key: string): HandlerWorkStatus | undefined {
-    const w = this.#workers.get(key);
+  status(record: PodRecord): HandlerWorkStatus | undefined {
+    const w = record.workers[this.#o.index];
     if (w === undefined) return undefined;
     let state: WorkState = 'idle';
     if (w.inFlight) state = 'running';
@@ -276,10 +276,10 @@ export class HandlerLane {
   }
 
   #worker(record: PodRecord): PodWorker {
-    let worker = this.#workers.get(record.key);
+    let worker = record.workers[this.#o.index];
     if (worker === undefined) {
       worker = new PodWorker(record);
-      this.#workers.set(record.key, worker);
+      record.workers[this.#o.index] = worker;
     }
     return worker;
   }
@@ -395,7 +395,7 @@ export class HandlerLane {
     this.#cancelTimer(worker);
     this.#o.dispatcher.dequeue(this.#o.index, worker);
     if (worker.gate !== 'none') this.#releaseGate(worker);
-    this.#workers.delete(worker.record.key);
+    worker.record.workers[this.#o.index] = undefined;
     this.#o.host.workerGone(worker.record.key);
   }
 }

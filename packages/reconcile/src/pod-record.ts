@@ -1,4 +1,5 @@
 import type { Pod, SourceName } from '@podconfig/core';
+import type { PodWorker } from './pod-worker.js';
 
 /**
  * What the reconciler knows about one pod, shared by every handler's worker for it. Workers read
@@ -17,6 +18,12 @@ export interface PodRecord {
   desired: boolean;
   /** REMOVEd, but the kill waits for readiness (spec §6.5, D10). */
   killDeferred: boolean;
+  /**
+   * Each handler lane's worker for the pod, at the lane's index (none until the lane first has work for
+   * it). Lanes find their workers here rather than in a map of every pod each: at 50,000 pods such a map
+   * was built during the first ADD and looked up on every update.
+   */
+  readonly workers: (PodWorker | undefined)[];
 }
 
 /** Seconds the handler gets to stop a removed pod: deletion grace, then spec grace, then 30. */

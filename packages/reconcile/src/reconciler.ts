@@ -185,7 +185,7 @@ export class Reconciler {
     for (const record of this.#pods.values()) {
       const handlers: Record<string, HandlerWorkStatus> = {};
       for (const lane of this.#lanes) {
-        const status = lane.status(record.key);
+        const status = lane.status(record);
         if (status !== undefined) handlers[lane.name] = status;
       }
       const meta = record.pod.metadata;
@@ -372,7 +372,7 @@ export class Reconciler {
       const key = recordKey(pod);
       let record = this.#pods.get(key);
       if (record === undefined) {
-        record = { key, pod, isStatic: isStaticPod(pod), source: update.source, desired: true, killDeferred: false };
+        record = { key, pod, isStatic: isStaticPod(pod), source: update.source, desired: true, killDeferred: false, workers: [] };
         this.#pods.set(key, record);
       } else {
         if (record.killDeferred && record.source !== undefined) this.#deferred.get(record.source)?.delete(key);
@@ -402,7 +402,7 @@ export class Reconciler {
       for (const lane of this.#lanes) lane.kill(record, 'removed');
     } else {
       for (const lane of this.#lanes) lane.hold(record);
-      if (this.#lanes.some((lane) => lane.has(key))) {
+      if (this.#lanes.some((lane) => lane.has(record))) {
         record.killDeferred = true;
         let set = this.#deferred.get(source);
         if (set === undefined) this.#deferred.set(source, (set = new Set()));
@@ -440,7 +440,7 @@ export class Reconciler {
   #forgetIfDone(key: string): void {
     const record = this.#pods.get(key);
     if (record === undefined || record.desired || record.killDeferred) return;
-    if (this.#lanes.some((lane) => lane.has(key))) return;
+    if (this.#lanes.some((lane) => lane.has(record))) return;
     this.#pods.delete(key);
   }
 
@@ -515,14 +515,14 @@ export class Reconciler {
       } else {
         continue;
       }
-      if (desired || lane.has(key)) continue;
+      let record = this.#pods.get(key);
+      if (desired || (record !== undefined && lane.has(record))) continue;
       if (!mayKill) {
         held += 1;
         continue;
       }
-      let record = this.#pods.get(key);
       if (record === undefined) {
-        record = { key, pod: orphanPod(actual), isStatic: false, source: undefined, desired: false, killDeferred: false };
+        record = { key, pod: orphanPod(actual), isStatic: false, source: undefined, desired: false, killDeferred: false, workers: [] };
         this.#pods.set(key, record);
       }
       orphans += 1;
