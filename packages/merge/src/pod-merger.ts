@@ -103,8 +103,8 @@ export class PodMerger {
     const reconciles: Pod[] = [];
     if (change.everyKey && state.stored.size === 0) {
       // A first SET (or the first after an empty one) without duplicates: every pod is new. Taken from the
-      // snapshot's entries, not looked up by UID (at 50,000 pods two lookups each in maps of every pod).
-      for (const [, pod] of next.entries()) {
+      // snapshot's values, not looked up by UID (at 50,000 pods two lookups each in maps of every pod).
+      for (const pod of next.values()) {
         const added = this.#adopt(pod, source, firstSeen());
         state.stored.set(podUid(pod), added);
         adds.push(added);
