@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deepFreeze } from './deep-freeze.js';
+import { deepFreeze, deepFreezeParsed } from './deep-freeze.js';
 
 describe(deepFreeze.name, () => {
   it('freezes nested objects and arrays: writes throw and leave the value as it was', () => {
@@ -29,5 +29,34 @@ describe(deepFreeze.name, () => {
     deepFreeze(pod);
     expect(Object.isFrozen(pod.spec.containers[0])).toBe(true);
     expect(pod.status).toBe(status);
+  });
+});
+
+describe(deepFreezeParsed.name, () => {
+  /** Every object and array of a JSON value. */
+  const parts = (value: unknown): object[] =>
+    typeof value !== 'object' || value === null ? [] : [value, ...Object.values(value).flatMap(parts)];
+
+  it('freezes every object and array of a parsed value, as deepFreeze does', () => {
+    const text = JSON.stringify({ metadata: { name: 'p', labels: { a: '1' } }, spec: { containers: [{ name: 'c', ports: [{ containerPort: 80 }], args: [] }] }, n: null });
+    const parsed = JSON.parse(text) as { metadata: { labels: Record<string, string> } };
+    expect(deepFreezeParsed(parsed)).toBe(parsed);
+    expect(parts(parsed).length).toBe(9);
+    for (const part of parts(parsed)) expect(Object.isFrozen(part)).toBe(true);
+    expect(() => { parsed.metadata.labels.a = '2'; }).toThrow(TypeError);
+    expect(parsed).toEqual(JSON.parse(text));
+    const list = JSON.parse('[{"a":[{"b":1}]},[2]]') as unknown[];
+    deepFreezeParsed(list);
+    for (const part of parts(list)) expect(Object.isFrozen(part)).toBe(true);
+    expect(deepFreezeParsed('x')).toBe('x');
+    expect(deepFreezeParsed(null)).toBeNull();
+  });
+
+  it('keeps a frozen member of the top level as it is, and freezes the rest around it', () => {
+    const spec = deepFreeze({ containers: [{ name: 'c' }] });
+    const pod = { ...(JSON.parse('{"metadata":{"name":"p"},"status":{"conditions":[{"type":"Ready"}]}}') as object), spec };
+    deepFreezeParsed(pod);
+    expect(pod.spec).toBe(spec);
+    for (const part of parts(pod)) expect(Object.isFrozen(part)).toBe(true);
   });
 });

@@ -29,3 +29,42 @@ function freeze(value: unknown): void {
   }
   Object.freeze(value);
 }
+
+/**
+ * {@link deepFreeze} for a value fresh from `JSON.parse`: plain objects and arrays whose only frozen parts,
+ * if any, are members of the top-level object (a decoder's remembered `spec`). Looks for frozen subtrees
+ * only there, and at no prototype; freezing a frozen object again changes nothing, so a frozen subtree
+ * deeper down costs time, not correctness. Not for values with other objects in them (a class instance
+ * would be frozen). A pod's initial decode: 8.3 → 6.8 µs a pod (5,000 pods, warm), where the
+ * `Object.freeze` calls themselves take ~6.
+ */
+export function deepFreezeParsed<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  if (Array.isArray(value)) {
+    freezeTree(value);
+    return value;
+  }
+  const object = value as Record<string, unknown>;
+  for (const key in object) {
+    const member = object[key];
+    if (typeof member === 'object' && member !== null && !Object.isFrozen(member)) freezeTree(member);
+  }
+  Object.freeze(object);
+  return value;
+}
+
+function freezeTree(value: object): void {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item === 'object' && item !== null) freezeTree(item);
+    }
+  } else {
+    const object = value as Record<string, unknown>;
+    for (const key in object) {
+      const member = object[key];
+      if (typeof member === 'object' && member !== null) freezeTree(member);
+    }
+  }
+  Object.freeze(value);
+}

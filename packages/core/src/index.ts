@@ -29,7 +29,7 @@ export type { LinkedSignal } from './linked.js';
 export { linked, withTimeout } from './linked.js';
 export { safeUrl } from './safe-url.js';
 export { copyWith } from './copy-with.js';
-export { deepFreeze } from './deep-freeze.js';
+export { deepFreeze, deepFreezeParsed } from './deep-freeze.js';
 export { jsonEqual } from './json-equal.js';
 export { stripManagedFields } from './strip-managed-fields.js';
 export { parseDuration, formatDuration } from './duration.js';

@@ -1,5 +1,5 @@
 import { stripManagedFields } from '@podconfig/cache';
-import { deepFreeze, type Pod } from '@podconfig/core';
+import { deepFreezeParsed, type Pod } from '@podconfig/core';
 
 export interface PodIntakeOptions {
   /** Keep `metadata.managedFields` (`--keep-managed-fields`); default false drops them. */
@@ -14,8 +14,10 @@ export interface PodIntakeOptions {
  * - `managedFields` are dropped unless kept (as kube-scheduler's informers do).
  * - Until the first push, each pod is deep-frozen as it is decoded, while still in the CPU cache: the
  *   merger adopts (and freezes) the initial set only once it is complete, when freezing cost twice as
- *   much (50,000 pods: 712 → 366 ms). Later pods are left to the merger, which freezes only what it
- *   keeps of a change (often just the status): freezing every event here cost 10 % of CPU at 110 pods.
+ *   much (50,000 pods: 712 → 366 ms). A decoded pod is what `JSON.parse` made (its `spec` maybe one
+ *   remembered, frozen already): `deepFreezeParsed`, which looks for frozen parts only at its top level.
+ *   Later pods are left to the merger, which freezes only what it keeps of a change (often just the
+ *   status): freezing every event here cost 10 % of CPU at 110 pods.
  *
  * One intake per store: a new run of the source makes a new one.
  */
@@ -30,7 +32,7 @@ export class PodIntake {
   /** The pods `ListWatch`'s `transform`. */
   readonly transform = (object: Pod): Pod => {
     const pod = this.#keep ? object : stripManagedFields(object);
-    return this.#initialSetPushed ? pod : deepFreeze(pod);
+    return this.#initialSetPushed ? pod : deepFreezeParsed(pod);
   };
 
   /** The store pushed a set: the initial one is complete. */
