@@ -208,7 +208,7 @@ export class PodMerger {
     if (!Object.isFrozen(pod)) return deepFreeze(adopted);
     // A frozen snapshot pod is frozen all the way down (deepFreeze's precondition; the apiserver source
     // freezes what it decodes): only the three new objects are not. At 50,000 pods, walking every member
-    // of the copies again cost ~65 ms of the first SET.
+    // of the copies again cost ~40 ms of the first SET.
     Object.freeze(annotations);
     Object.freeze(metadata);
     return Object.freeze(adopted);
