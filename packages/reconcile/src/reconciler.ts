@@ -372,7 +372,7 @@ export class Reconciler {
       const key = recordKey(pod);
       let record = this.#pods.get(key);
       if (record === undefined) {
-        record = { key, pod, isStatic: isStaticPod(pod), source: update.source, desired: true, killDeferred: false, workers: this.#noWorkers() };
+        record = { key, pod, isStatic: isStaticPod(pod), source: update.source, desired: true, killDeferred: false, workers: this.#workerSlots() };
         this.#pods.set(key, record);
       } else {
         if (record.killDeferred && record.source !== undefined) this.#deferred.get(record.source)?.delete(key);
@@ -441,7 +441,7 @@ export class Reconciler {
    * A record's `workers`, one slot per lane: an array sized up front, not `[]` grown on its first worker,
    * which V8 gives room for 17 (~190 bytes a pod against ~56: at 50,000 pods ~7 MB more for the GCs to copy).
    */
-  #noWorkers(): (PodWorker | undefined)[] {
+  #workerSlots(): (PodWorker | undefined)[] {
     return new Array<PodWorker | undefined>(this.#lanes.length);
   }
 
@@ -530,7 +530,7 @@ export class Reconciler {
         continue;
       }
       if (record === undefined) {
-        record = { key, pod: orphanPod(actual), isStatic: false, source: undefined, desired: false, killDeferred: false, workers: this.#noWorkers() };
+        record = { key, pod: orphanPod(actual), isStatic: false, source: undefined, desired: false, killDeferred: false, workers: this.#workerSlots() };
         this.#pods.set(key, record);
       }
       orphans += 1;
