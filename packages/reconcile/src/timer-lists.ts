@@ -7,11 +7,10 @@ export class TimerLink<T> implements QueueEntry<TimerLink<T>> {
   readonly entry: T;
   /** Clock ms when the entry is due. */
   due = 0;
-  /** The list it waits in; undefined while it waits in none. */
-  list: DelayList<T> | undefined;
   queuePrev: TimerLink<T> | undefined;
   queueNext: TimerLink<T> | undefined;
-  queuedIn: object | undefined;
+  /** The list it waits in (set by the list, a {@link LinkedQueue}); undefined while it waits in none. */
+  queuedIn: DelayList<T> | undefined;
 
   constructor(entry: T) {
     this.entry = entry;
@@ -24,11 +23,15 @@ export interface TimerListEntry<T> {
 }
 
 /** Every entry waiting for one delay, in the order they began to wait (so in order of due time). */
-interface DelayList<T> {
+class DelayList<T> extends LinkedQueue<TimerLink<T>> {
   readonly delayMs: number;
-  readonly links: LinkedQueue<TimerLink<T>>;
   /** Armed for the head's due time (or an earlier head's, which finds it not due yet and re-arms). */
   timer: Timer | undefined;
+
+  constructor(delayMs: number) {
+    super();
+    this.delayMs = delayMs;
+  }
 }
 
 export interface TimerListsOptions<T> {
@@ -68,7 +71,7 @@ export class TimerLists<T extends TimerListEntry<T>> {
 
   /** Whether `entry` is waiting. */
   has(entry: T): boolean {
-    return entry.timerLink?.list !== undefined;
+    return entry.timerLink?.queuedIn !== undefined;
   }
 
   /** `entry` waits `delayMs` from now, instead of whatever it waited for before. */
@@ -77,12 +80,11 @@ export class TimerLists<T extends TimerListEntry<T>> {
     const link = (entry.timerLink ??= new TimerLink(entry));
     let list = this.#lists.get(delayMs);
     if (list === undefined) {
-      list = { delayMs, links: new LinkedQueue<TimerLink<T>>(), timer: undefined };
+      list = new DelayList<T>(delayMs);
       this.#lists.set(delayMs, list);
     }
     link.due = this.#o.clock.now() + delayMs;
-    link.list = list;
-    list.links.add(link);
+    list.add(link);
     this.#size++;
     list.timer ??= this.#o.timers.after(delayMs, () => this.#fire(list));
   }
@@ -90,15 +92,14 @@ export class TimerLists<T extends TimerListEntry<T>> {
   /** `entry` stops waiting; no-op when it is not. */
   cancel(entry: T): void {
     const link = entry.timerLink;
-    const list = link?.list;
+    const list = link?.queuedIn;
     if (link === undefined || list === undefined) return;
     this.#unlink(list, link);
-    if (list.links.size === 0) this.#retire(list);
+    if (list.size === 0) this.#retire(list);
   }
 
   #unlink(list: DelayList<T>, link: TimerLink<T>): void {
-    list.links.delete(link);
-    link.list = undefined;
+    list.delete(link);
     this.#size--;
   }
 
@@ -112,12 +113,12 @@ export class TimerLists<T extends TimerListEntry<T>> {
   #fire(list: DelayList<T>): void {
     list.timer = undefined;
     const now = this.#o.clock.now();
-    for (let link = list.links.first; link !== undefined && link.due <= now; link = list.links.first) {
+    for (let link = list.first; link !== undefined && link.due <= now; link = list.first) {
       this.#unlink(list, link);
       // May schedule entries again, into this list too: they go behind, due later than now.
       this.#o.onDue(link.entry);
     }
-    const head = list.links.first;
+    const head = list.first;
     if (head === undefined) {
       this.#retire(list);
       return;
