@@ -867,6 +867,27 @@ describe(Reconciler.name, () => {
       expect(clock.pending()).toEqual([]); // no timer left behind
     });
 
+    it('starts no queued call once shutdown began, though the calls in flight return at its abort', async () => {
+      // Handlers return when their signal aborts (the contract): each return frees a slot before shutdown's own
+      // steps run, and the next queued pod must not get it.
+      let stopping = false;
+      const late: string[] = [];
+      const handler = new TestHandler('h', (call) => {
+        if (stopping) late.push(call.uid);
+        return new Promise<void>((resolve) => {
+          if (call.signal.aborted) resolve();
+          else call.signal.addEventListener('abort', () => resolve(), { once: true });
+        });
+      });
+      const h = start({ handlers: [handler], clock: new ManualClock(), concurrency: 1 });
+      await h.feed.push('file', 'ADD', ['a', 'b', 'c', 'd'].map((n) => pod(n)));
+      await handler.calls.waitFor(() => true);
+      stopping = true;
+      await h.stop();
+      expect(late).toEqual([]);
+      expect(handler.seen()).toEqual(['uid-a:create']);
+    });
+
     it('does not count a call that returned because shutdown aborted it as a success', async () => {
       // Handlers return normally on abort (the contract); the work was cut short all the same.
       const handler = new TestHandler('h', (call) => new Promise<void>((resolve) => call.signal.addEventListener('abort', () => resolve(), { once: true })));

@@ -158,9 +158,9 @@ export class Reconciler {
     if (this.#ran) throw new PodConfigError('PODCONFIG_INTERNAL', 'Reconciler.run() may be called only once');
     this.#ran = true;
     const stop = this.#stop;
-    const onAbort = (): void => stop.abort(signal.reason);
+    const onAbort = (): void => this.#stopCalls(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
-    if (signal.aborted) stop.abort(signal.reason);
+    if (signal.aborted) this.#stopCalls(signal.reason);
     let failure: PodConfigError | undefined;
     let sweeps: Promise<void>[] = [];
     try {
@@ -174,7 +174,7 @@ export class Reconciler {
       failure = PodConfigError.is(err) ? err : new PodConfigError('PODCONFIG_INTERNAL', `update stream failed: ${errorMessage(err)}`, { cause: err });
     } finally {
       signal.removeEventListener('abort', onAbort);
-      await this.#shutdown(stop, sweeps);
+      await this.#shutdown(sweeps);
     }
     if (failure !== undefined) throw failure;
   }
@@ -281,10 +281,19 @@ export class Reconciler {
     });
   }
 
-  async #shutdown(stop: AbortController, sweeps: readonly Promise<void>[]): Promise<void> {
+  /**
+   * Shutdown's first step, taken as soon as `run()`'s signal aborts: no call starts from here on, then every
+   * call's signal aborts. In this order and at once: a handler that returns at the abort frees its slot a
+   * microtask later, and a dispatcher not paused by then would hand it to the next queued pod.
+   */
+  #stopCalls(reason?: unknown): void {
     this.#stopping = true;
     this.#dispatcher.pause();
-    stop.abort();
+    this.#stop.abort(reason);
+  }
+
+  async #shutdown(sweeps: readonly Promise<void>[]): Promise<void> {
+    this.#stopCalls();
     for (const wake of this.#allReadyWaiters) wake();
     const settled = await this.#within(Promise.all([this.#dispatcher.drained(), this.#producerStopped, ...sweeps]).then(() => undefined), this.#shutdownTimeoutMs);
     if (!settled) {
