@@ -831,6 +831,30 @@ describe(Reconciler.name, () => {
       expect(order.sort()).toEqual(['bad start aborted=false', 'good close aborted=false', 'good start aborted=false']);
     });
 
+    it('shut down while starting, closes only the handlers whose start() succeeded', async () => {
+      const order: string[] = [];
+      let started = (): void => undefined;
+      const ready = new Promise<void>((resolve) => { started = resolve; });
+      // Fails when shutdown aborts it (the usual pattern): it did not start.
+      const aborted = new (class extends LifecycleHandler {
+        override start(signal: AbortSignal): Promise<void> {
+          order.push('aborted start');
+          return new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+        }
+      })('aborted', order);
+      const bad = new LifecycleHandler('bad', order, new Error('cannot open state dir'));
+      const good = new (class extends LifecycleHandler {
+        override async start(signal: AbortSignal): Promise<void> {
+          await super.start(signal);
+          started();
+        }
+      })('good', order);
+      const h = start({ handlers: [aborted, bad, good], clock: new ManualClock() });
+      await ready;
+      await h.stop();
+      expect(order.filter((line) => line.includes('close'))).toEqual(['good close aborted=false']);
+    });
+
     it('abandons a start() that ignores shutdown after shutdownTimeoutMs, and does not close that handler', async () => {
       const clock = new ManualClock();
       const order: string[] = [];

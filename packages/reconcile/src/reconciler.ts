@@ -218,7 +218,10 @@ export class Reconciler {
         parent: signal, timers: this.#timers, timeoutMs: this.#callTimeoutMs, what: `${lane.name} start`,
       });
       pending.delete(lane);
-      return result.outcome === 'success' ? undefined : { lane, err: result.err };
+      if (result.outcome === 'success') return undefined;
+      // Noted at once, not after every start() settled: shutdown may come first, and closes the others.
+      this.#notStarted.add(lane);
+      return { lane, err: result.err };
     }));
     const results = await this.#untilSettledOrAbandoned(starting, signal);
     if (results === undefined || signal.aborted) {
@@ -228,7 +231,6 @@ export class Reconciler {
     }
     const failed = results.find((r) => r !== undefined);
     if (failed === undefined) return;
-    for (const r of results) if (r !== undefined) this.#notStarted.add(r.lane);
     const code = PodConfigError.is(failed.err, 'PODCONFIG_HANDLER_TIMEOUT') ? 'PODCONFIG_HANDLER_TIMEOUT' : 'PODCONFIG_HANDLER_FAILED';
     throw new PodConfigError(code, `sync handler "${failed.lane.name}" failed to start: ${errorMessage(failed.err)}`, { cause: failed.err });
   }
