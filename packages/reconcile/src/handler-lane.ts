@@ -99,6 +99,17 @@ export class HandlerLane {
   /** The desired pod changed (or is new): owe the handler a sync of `type`. */
   sync(record: PodRecord, type: SyncPodType): void {
     const worker = this.#worker(record);
+    if (this.#runsUnderAnotherName(worker)) {
+      // A static pod renamed under its UID (D14: REMOVE, then ADD): the handler may run it under its old
+      // full name, which it leaves by a kill before it claims the new one (§6.6), as the kubelet kills and
+      // starts it again. The REMOVE's kill is owed or running; else (a kill deferred by readiness) one is owed.
+      worker.createAfterKill = true;
+      if (worker.pending?.kind !== 'kill' && worker.current?.kind !== 'kill') {
+        this.#submit(worker, { kind: 'kill', reason: 'removed', gracePeriodSeconds: gracePeriodSeconds(worker.runningPod ?? record.pod), attempt: 1 });
+      }
+      return;
+    }
+    worker.createAfterKill = false;
     // A handler that was never told about the pod, or last told to kill it, gets a create.
     const told = worker.current ?? worker.pending;
     const create = worker.lastCall === undefined || worker.lastCall === 'kill' || told?.kind === 'kill';
@@ -109,6 +120,7 @@ export class HandlerLane {
   kill(record: PodRecord, reason: KillPodReason): void {
     const worker = record.workers[this.#o.index];
     if (worker === undefined) return;
+    worker.createAfterKill = false;
     if (!worker.mayRun && !worker.inFlight) {
       this.#drop(worker);
       return;
@@ -120,6 +132,7 @@ export class HandlerLane {
   hold(record: PodRecord): void {
     const worker = record.workers[this.#o.index];
     if (worker === undefined) return;
+    worker.createAfterKill = false;
     if (!worker.mayRun && !worker.inFlight) {
       this.#drop(worker);
       return;
@@ -169,10 +182,14 @@ export class HandlerLane {
     worker.lastCall = kind;
     worker.attempt = item.attempt;
     worker.lastCallTime = started;
-    if (item.kind === 'sync') worker.mayRun = true;
     const record = worker.record;
-    // Shared, not copied: the record's pod is deep-frozen (the reconciler freezes what it takes in).
-    const pod = record.pod;
+    // Shared, not copied: the record's pod is deep-frozen (the reconciler freezes what it takes in). A kill
+    // owed by a rename is of the pod under the name the handler runs it under.
+    const pod = item.kind === 'kill' && worker.createAfterKill && worker.runningPod !== undefined ? worker.runningPod : record.pod;
+    if (item.kind === 'sync') {
+      worker.mayRun = true;
+      if (record.isStatic) worker.runningPod = pod;
+    }
     if (this.#log.isLevelEnabled('debug')) this.#log.debug(callFields(pod, kind, item), 'handler call');
 
     const source = record.source;
@@ -223,7 +240,12 @@ export class HandlerLane {
       worker.failures = 0;
       if (item.kind === 'kill') {
         worker.mayRun = false;
+        worker.runningPod = undefined;
         this.#releaseGate(worker);
+        if (worker.createAfterKill) {
+          worker.createAfterKill = false;
+          worker.pending = coalesceWork(worker.pending, { kind: 'sync', type: 'create', attempt: 1 });
+        }
         if (worker.pending === undefined) {
           this.#drop(worker);
           return;
@@ -237,6 +259,8 @@ export class HandlerLane {
         code: PodConfigError.is(err) ? err.code : 'PODCONFIG_HANDLER_FAILED',
         time: now,
       };
+      // A rename's kill is retried even when a sync was owed before it: the create comes after it (see sync()).
+      if (item.kind === 'kill' && worker.createAfterKill && worker.pending?.kind === 'sync') worker.pending = undefined;
       // Newer work supersedes the retry; a sync of a pod nobody wants any more is not retried.
       const retry = worker.pending === undefined && !this.#o.host.stopping() && (item.kind === 'kill' || record.desired);
       const retryInMs = retry ? this.#scheduleRetry(worker, item) : undefined;
@@ -301,10 +325,18 @@ export class HandlerLane {
 
   /** §6.6: a static pod syncs only while it owns its full name on this handler. */
   #mayStart(worker: PodWorker): boolean {
+    if (!worker.record.isStatic) {
+      // Its UID now comes from the apiserver (API pods are not gated): it stops waiting for a name it wanted as
+      // a static pod (a name it owns, it keeps until killed, as the kubelet's pod workers do).
+      if (worker.gate === 'waiting') this.#releaseGate(worker);
+      return true;
+    }
+    const name = podFullName(worker.record.pod);
+    // A claim made under another name (renamed before it ran under it, see sync()) is given up for this one.
+    if (worker.gateName !== name && worker.gate !== 'none') this.#releaseGate(worker);
     if (worker.gate === 'owner') return true;
-    if (!worker.record.isStatic) return true;
-    worker.gateName ??= podFullName(worker.record.pod);
-    if (this.#gate.acquire(worker.gateName, worker)) {
+    worker.gateName = name;
+    if (this.#gate.acquire(name, worker)) {
       worker.gate = 'owner';
       return true;
     }
@@ -319,10 +351,19 @@ export class HandlerLane {
     return false;
   }
 
+  /** A static pod's worker whose pod was renamed while the handler may run it under its former full name. */
+  #runsUnderAnotherName(worker: PodWorker): boolean {
+    const running = worker.runningPod;
+    return running !== undefined && (worker.mayRun || worker.inFlight) && worker.record.pod !== running &&
+      podFullName(running) !== podFullName(worker.record.pod);
+  }
+
   #releaseGate(worker: PodWorker): void {
-    if (worker.gate === 'none' || worker.gateName === undefined) return;
+    const name = worker.gateName;
+    if (worker.gate === 'none' || name === undefined) return;
     worker.gate = 'none';
-    const next = this.#gate.release(worker.gateName, worker);
+    worker.gateName = undefined;
+    const next = this.#gate.release(name, worker);
     if (next === undefined) return;
     next.gate = 'owner';
     this.#schedule(next);

@@ -1,4 +1,4 @@
-import type { Backoff } from '@podconfig/core';
+import type { Backoff, Pod } from '@podconfig/core';
 import type { Timer } from './clock-timers.js';
 import type { PodRecord } from './pod-record.js';
 import type { QueueEntry } from './linked-queue.js';
@@ -19,9 +19,16 @@ export class PodWorker implements TimerListEntry<PodWorker>, QueueEntry<PodWorke
   current: WorkItem | undefined;
   /** The handler may be running the pod: set when a sync starts, cleared when a kill succeeds. */
   mayRun = false;
-  /** Static pods only: its claim on its full name (spec §6.6). */
+  /** Static pods only: its claim on its full name (spec §6.6), the pod's full name when it was made. */
   gate: 'none' | 'owner' | 'waiting' = 'none';
   gateName: string | undefined;
+  /**
+   * Static pods only: the pod its last sync started with, while the handler may run it. Its full name is
+   * the one the handler runs it under, which a rename under the same UID (D14) leaves behind.
+   */
+  runningPod: Pod | undefined;
+  /** Renamed while the handler may run it under its old full name: a kill under that name is owed first, then a create. */
+  createAfterKill = false;
   /** The retry timer (a resync waits in the lane's timer lists instead, through `timerLink`). */
   timer: Timer | undefined;
   timerKind: 'retry' | 'resync' | undefined;

@@ -651,6 +651,65 @@ describe(Reconciler.name, () => {
       await h.stop();
     });
 
+    it('kills a static pod renamed under its UID under its old full name, then creates it under the new one once that is free (§6.6, D14)', async () => {
+      // One slot, held by a third pod's call: the REMOVE's kill is still queued when the ADD comes.
+      const handler = new TestHandler('h', (call) => (call.uid === 'uid-blocker' ? new Promise<void>((resolve) => { call.finish = resolve; }) : undefined));
+      const h = start({ handlers: [handler], clock: new ManualClock(), sources: ['file', 'http', 'api'], concurrency: 1 });
+      await h.feed.push('file', 'ADD', [pod('a', { uid: 'pinned' })]);
+      await h.feed.push('http', 'ADD', [pod('b', { uid: 'other', source: 'http' })]);
+      await handler.ended.count(2);
+      await h.feed.push('api', 'ADD', [pod('blocker', { source: 'api' })]);
+      await handler.calls.count(3);
+      // The manifest renamed a → b with its UID pinned: the merger sends REMOVE (a) and ADD (b).
+      await h.feed.push('file', 'REMOVE', [pod('a', { uid: 'pinned' })]);
+      await h.feed.push('file', 'ADD', [pod('b', { uid: 'pinned' })]);
+      handler.calls.items[2]!.finish();
+      await handler.ended.count(4);
+      expect(handler.calls.items.map((c) => `${c.uid}:${c.type}:${c.name}`)).toEqual([
+        'pinned:create:a', 'other:create:b', 'uid-blocker:create:blocker', 'pinned:removed:a',
+      ]);
+      expect(h.reconciler.pods().find((p) => p.uid === 'pinned')!.handlers).toMatchObject({ h: { state: 'waiting-for-name' } });
+      await h.feed.push('http', 'REMOVE', [pod('b', { uid: 'other', source: 'http' })]);
+      await handler.ended.count(6);
+      expect(handler.calls.items.slice(4).map((c) => `${c.uid}:${c.type}:${c.name}`)).toEqual(['other:removed:b', 'pinned:create:b']);
+      expect(handler.overlaps).toBe(0);
+      await h.stop();
+    });
+
+    it('lets the next static pod have a full name as soon as a pod renamed away from it was killed (§6.6)', async () => {
+      let holdKills = true;
+      const handler = new TestHandler('h', (call) => (call.op === 'kill' && holdKills ? new Promise<void>((resolve) => { call.finish = resolve; }) : undefined));
+      const h = start({ handlers: [handler], clock: new ManualClock(), sources: ['file', 'http'] });
+      await h.feed.push('file', 'ADD', [pod('a', { uid: 'pinned' })]);
+      await h.feed.push('http', 'ADD', [pod('a', { uid: 'next', source: 'http' })]); // waits for a
+      await handler.ended.count(1);
+      await h.feed.push('file', 'REMOVE', [pod('a', { uid: 'pinned' })]);
+      await handler.calls.count(2);
+      await h.feed.push('file', 'ADD', [pod('b', { uid: 'pinned' })]); // renamed while its kill runs
+      holdKills = false;
+      handler.calls.items[1]!.finish();
+      await handler.ended.count(4);
+      expect(handler.calls.items.map((c) => `${c.uid}:${c.type}:${c.name}`).sort()).toEqual(['next:create:a', 'pinned:create:a', 'pinned:create:b', 'pinned:removed:a']);
+      expect(h.reconciler.pods().map((p) => `${p.uid}:${p.handlers['h']?.state}`).sort()).toEqual(['next:idle', 'pinned:idle']);
+      await h.stop();
+    });
+
+    it('takes a UID that now comes from the apiserver out of the queue for the full name it waited for as a static pod', async () => {
+      const handler = new TestHandler('h');
+      const h = start({ handlers: [handler], clock: new ManualClock(), sources: ['file', 'http', 'api'] });
+      await h.feed.push('file', 'ADD', [pod('etcd', { uid: 'first' })]);
+      await h.feed.push('http', 'ADD', [pod('etcd', { uid: 'moving', source: 'http' })]); // waits for etcd_default
+      await h.feed.push('api', 'ADD', [pod('etcd', { uid: 'moving', source: 'api' })]); // API pods are not gated
+      await h.feed.push('http', 'ADD', [pod('etcd', { uid: 'third', source: 'http' })]); // waits
+      await handler.ended.count(2);
+      expect(handler.seen()).toEqual(['first:create', 'moving:create']);
+      await h.feed.push('file', 'REMOVE', [pod('etcd', { uid: 'first' })]);
+      await handler.ended.count(4);
+      expect(handler.seen()).toEqual(['first:create', 'moving:create', 'first:removed', 'third:create']);
+      expect(h.reconciler.pods().map((p) => `${p.uid}:${p.handlers['h']?.state}`).sort()).toEqual(['moving:idle', 'third:idle']);
+      await h.stop();
+    });
+
     /**
      * One file pod created at the clock's start (syncFrequency 60 s), with its resync timer armed for
      * `resyncMs`: 60 s × (1 + 0.5 × the jitter `random` gives in 1 % steps), 67.5 s by default (0.25).
