@@ -18,4 +18,15 @@ describe('jsonEqual()', () => {
     expect(jsonEqual([], {})).toBe(false);
     expect(jsonEqual({ labels: {} }, { labels: {} })).toBe(true);
   });
+
+  it('tells 0 from -0, and compares a parsed `__proto__` member as a member, not as the prototype', () => {
+    expect(jsonEqual(-0, 0)).toBe(false);
+    expect(jsonEqual({ a: [0] }, { a: [-0] })).toBe(false);
+    expect(jsonEqual({ a: 0 }, { a: 0 })).toBe(true);
+    const proto = (): unknown => JSON.parse('{"__proto__":{}}');
+    expect(jsonEqual(proto(), { a: 1 })).toBe(false);
+    expect(jsonEqual({ a: 1 }, proto())).toBe(false);
+    expect(jsonEqual({ c: proto() }, { c: { b: 2 } })).toBe(false);
+    expect(jsonEqual(proto(), proto())).toBe(true);
+  });
 });

@@ -7,13 +7,18 @@ import { compareJson, DIFFERENT, EXACT, SEMANTIC } from './compare-json.js';
  * An oracle written another way: Go's DeepEqual on decoded JSON is jsonEqual after dropping nil members
  * (`null` or `undefined`) from objects, reading a nil array item as `null`, and NaN as equal to itself.
  */
+/** `out[key] = value` as an own member, also for `__proto__` (as JSON.parse makes it). */
+const put = (out: Record<string, unknown>, key: string, value: unknown): void => {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+};
 const withoutNil = (value: unknown): unknown => {
   if (value === undefined || value === null) return null;
   if (typeof value === 'number' && Number.isNaN(value)) return 'NaN';
+  if (Object.is(value, -0)) return 0; // Go's == on floats
   if (Array.isArray(value)) return value.map(withoutNil);
   if (typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
-  for (const [key, member] of Object.entries(value)) if (member !== undefined && member !== null) out[key] = withoutNil(member);
+  for (const [key, member] of Object.entries(value)) if (member !== undefined && member !== null) put(out, key, withoutNil(member));
   return out;
 };
 const expected = (a: unknown, b: unknown): number =>
@@ -30,17 +35,21 @@ describe(compareJson.name, () => {
     expect(compareJson({ a: [] }, {})).toBe(DIFFERENT);
     expect(compareJson({ a: [1, { b: null }] }, { a: [1, { b: 'y' }] })).toBe(DIFFERENT);
     expect(compareJson([], {})).toBe(DIFFERENT);
+    expect(compareJson({ a: [0] }, { a: [-0] })).toBe(SEMANTIC);
+    expect(compareJson(JSON.parse('{"__proto__":{}}'), { a: 1 })).toBe(DIFFERENT);
+    expect(compareJson({ a: 1 }, JSON.parse('{"__proto__":{}}'))).toBe(DIFFERENT);
+    expect(compareJson(JSON.parse('{"__proto__":{"b":null}}'), JSON.parse('{"__proto__":{}}'))).toBe(SEMANTIC);
   });
 
   it('agrees with jsonEqual, and with DeepEqual as jsonEqual without nil members, on random pairs of nearly equal values', () => {
     const random = seededRandom(7);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-    const leaf = (): unknown => pick([null, undefined, 0, 1, '', 'a', true, false, Number.NaN]);
+    const leaf = (): unknown => pick([null, undefined, 0, -0, 1, '', 'a', true, false, Number.NaN]);
     const value = (depth: number): unknown => {
       if (depth > 3 || random() < 0.3) return leaf();
       if (random() < 0.4) return Array.from({ length: Math.floor(random() * 3) }, () => value(depth + 1));
       const out: Record<string, unknown> = {};
-      for (const key of ['a', 'b', 'c']) if (random() < 0.6) out[key] = value(depth + 1);
+      for (const key of ['a', 'b', '__proto__']) if (random() < 0.6) put(out, key, value(depth + 1));
       return out;
     };
     // A copy with a few changes: mostly equal values, with nil and empty ones moved around.
@@ -49,7 +58,7 @@ describe(compareJson.name, () => {
       if (Array.isArray(v)) return v.map(mutate);
       if (typeof v !== 'object' || v === null) return v;
       const out: Record<string, unknown> = {};
-      for (const [key, member] of Object.entries(v)) if (random() > 0.05) out[key] = mutate(member);
+      for (const [key, member] of Object.entries(v)) if (random() > 0.05) put(out, key, mutate(member));
       if (random() < 0.1) out.d = pick([null, undefined]);
       return out;
     };

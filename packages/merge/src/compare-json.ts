@@ -11,7 +11,8 @@ export type Sameness = typeof EXACT | typeof SEMANTIC | typeof DIFFERENT;
  * every change; walking them twice, through megamorphic keyed loads, was two thirds of `checkAndUpdatePod`.
  */
 export function compareJson(a: unknown, b: unknown): Sameness {
-  if (a === b) return EXACT;
+  // 0 and -0: equal to Go (a float's ==), not to jsonEqual (JSON.parse keeps the sign).
+  if (a === b) return a !== 0 || Object.is(a, b) ? EXACT : SEMANTIC;
   if (a === undefined || a === null || b === undefined || b === null) {
     return (a === undefined || a === null) && (b === undefined || b === null) ? SEMANTIC : DIFFERENT;
   }
@@ -21,7 +22,7 @@ export function compareJson(a: unknown, b: unknown): Sameness {
   if (arrayA || Array.isArray(b)) {
     if (!arrayA || !Array.isArray(b) || a.length !== b.length) return DIFFERENT;
     for (let i = 0; i < a.length; i++) {
-      if (a[i] === b[i]) continue;
+      if (a[i] === b[i] && a[i] !== 0) continue;
       const item = compareJson(a[i], b[i]);
       if (item === DIFFERENT) return DIFFERENT;
       if (item === SEMANTIC) sameness = SEMANTIC;
@@ -36,14 +37,15 @@ export function compareJson(a: unknown, b: unknown): Sameness {
   for (const key in x) {
     keys++;
     const value = x[key];
-    const other = y[key];
+    // Not `y[key]` alone: without an own `__proto__`, that reads Object.prototype, which compares equal to `{}`.
+    const other = key === '__proto__' && !Object.hasOwn(y, key) ? undefined : y[key];
     if (value === undefined || value === null) {
       // Absent to deepEqual; jsonEqual needs the same value under the same key.
       if (value !== other || (other === undefined && !Object.hasOwn(y, key))) sameness = SEMANTIC;
       continue;
     }
     present++;
-    if (value === other) continue;
+    if (value === other && value !== 0) continue;
     const member = compareJson(value, other);
     if (member === DIFFERENT) return DIFFERENT;
     if (member === SEMANTIC) sameness = SEMANTIC;
