@@ -91,6 +91,16 @@ describe(WatchStream.name, () => {
       expect(await collect(stream(s))).toEqual([event(1), event(2)]);
     });
 
+    it('takes only JSON whitespace for blank: a line of other white space is not JSON', async () => {
+      for (const blank of ['\u00a0', '\ufeff', '\u3000']) {
+        const s = source([Buffer.from(`${JSON.stringify(event(1))}\n${blank}\n${JSON.stringify(event(2))}\n`)]);
+        const w = stream(s);
+        expect((await w.next()).value).toEqual(event(1));
+        const err = await w.next().then(() => undefined, (e: unknown) => e);
+        expect(PodConfigError.is(err, 'PODCONFIG_WATCH_DECODE'), JSON.stringify(blank)).toBe(true);
+      }
+    });
+
     it('decodes a last line without a trailing newline when the stream ends', async () => {
       const s = source([Buffer.from(`${JSON.stringify(event(1))}\n${JSON.stringify(event(2))}`)]);
       expect(await collect(stream(s))).toEqual([event(1), event(2)]);

@@ -3,6 +3,9 @@ import { ScannedWatchEvent } from './scanned-watch-event.js';
 import type { WatchDecodeOptions } from './watch-decode-options.js';
 import { scanWatchHead } from './watch-head.js';
 
+/** A line that holds nothing but JSON's white space (CR of CRLF included). */
+const JSON_BLANK = /^[ \t\r\n]*$/;
+
 const NEWLINE = 0x0a;
 const DONE: IteratorResult<unknown> = Object.freeze({ done: true, value: undefined });
 
@@ -154,7 +157,8 @@ export class WatchStream implements AsyncIterableIterator<unknown> {
     try {
       event = JSON.parse(text);
     } catch {
-      if (text.trim() === '') return undefined;
+      // JSON's white space only (String#trim() also takes U+00A0, U+FEFF, …, which are not JSON).
+      if (JSON_BLANK.test(text)) return undefined;
       throw this.#bad(`is not valid JSON (${end - start} bytes)`);
     }
     if (typeof event !== 'object' || event === null || typeof (event as { type?: unknown }).type !== 'string') {
