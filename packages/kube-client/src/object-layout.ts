@@ -83,26 +83,33 @@ const SPEC_MEMBER = Buffer.from(',"spec":{');
 const MANAGED_FIELDS_MEMBER = Buffer.from(',"managedFields":[');
 
 /**
- * `metadata`'s object at `at` as the API server writes an ObjectMeta, found with two native searches
+ * `metadata`'s object at `at` as the API server writes an ObjectMeta, found with three native searches
  * instead of a walk over its bytes (most of them `managedFields`; the walk was ~6 % of a 5,000-pod watch's
  * time): `managedFields` is its last member (Go's field order), and the object's `spec` follows it:
- * `…,"managedFields":[…]},"spec":{`. ObjectMeta has no `spec` key at any depth (managedFields' field
- * sets spell theirs `f:spec`), and a string cannot hold these bytes (its quotes are escaped), so the first
+ * `…,"managedFields":[…]},"spec":{`. ObjectMeta has no `spec` key at any depth (managedFields' field sets
+ * spell theirs `f:spec`), and a string cannot hold these bytes (its quotes are escaped), so the first
  * `,"spec":{` after `at` closes the metadata, and the last `,"managedFields":[` before it opens its last
- * member (searched backwards: measured faster than forwards). Undefined when the bytes are not laid out
- * so: the caller walks them.
+ * member (searched backwards: measured faster than forwards). A ManagedFieldsEntry holds no array, so the
+ * first `]` after that one must be the one before metadata's `}`: in a valid line the cut is then exactly
+ * that member, whatever follows it. Undefined when the bytes are not laid out so (a `]` in a managedFields
+ * string, say): the caller walks them.
  *
- * A misread costs nothing but time: a nested `spec` taken for the object's has the object's after it, which
- * the decoder sees (the object's spec is not the `null` it put in place of the cut one), and a managedFields
- * cut that crosses depths does not parse (the whole line then is). Not checked: that `managedFields` is the
- * last member. From a producer that wrote members after it, ending in an array, those would be cut too; the
- * API server writes ObjectMeta's fields in their order.
+ * What a search can still misread the decoder checks in the parsed object (see scanned-watch-event's
+ * `parseTrimmed`): that its spec is the marker put in place of the cut one, that metadata has no
+ * managedFields left, and that metadata is the member right before the spec (a member between them that
+ * ended in a managedFields array would have lost that instead). Not checked: the bytes inside the cut
+ * managedFields, which are never parsed; and one layout that only repeated top-level keys make, a `spec`
+ * that is not an object before such a member, then the spec (searching for the first `"spec":` key as well
+ * cost ~1 µs a line).
  */
 function searchMetadata(buf: Buffer, at: number, end: number): { end: number; managedFields: ByteRange } | undefined {
   const spec = buf.indexOf(SPEC_MEMBER, at);
   if (spec < 0 || spec >= end || buf[spec - 1] !== CLOSE_BRACE || buf[spec - 2] !== CLOSE_BRACKET) return undefined;
   const managedFields = buf.lastIndexOf(MANAGED_FIELDS_MEMBER, spec);
   if (managedFields <= at) return undefined;
+  // A ManagedFieldsEntry holds no array: the first `]` after the one that opens managedFields closes it, right
+  // before metadata's `}`. Otherwise (a member after it, or a `]` in a string) the bytes are walked.
+  if (buf.indexOf(CLOSE_BRACKET, managedFields + MANAGED_FIELDS_MEMBER.length) !== spec - 2) return undefined;
   return { end: spec, managedFields: { start: managedFields, end: spec - 1 } };
 }
 

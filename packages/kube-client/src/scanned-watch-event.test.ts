@@ -246,6 +246,29 @@ describe('ScannedWatchEvent decode options', () => {
       // A second spec key spelled with an escape: JSON.parse keeps it, a search for ,"spec": does not see it.
       'a second spec key spelled with an escape': ['one', 'two', 'two'].map((c, i) =>
         `${start(i === 0 ? 'ADDED' : 'MODIFIED')}${meta(String(i + 1))},"spec":{"a":1},"status":{"phase":"R"},"sp\\u0065c":{"c":"${c}"}}}`),
+      // The null that stood in for a cut spec is no proof the cut was the object's spec: a real one can be null.
+      'a second spec key, null': ['1', '2'].map((rv, i) => `${start(i === 0 ? 'ADDED' : 'MODIFIED')}${meta(rv)},"spec":{"a":1},"spec":null}}`),
+      'a spec member in metadata, the object\'s spec null': ['1', '2'].map((rv, i) =>
+        `${start(i === 0 ? 'ADDED' : 'MODIFIED')}${meta(rv, ',"o":{"l":[2]},"spec":{"z":1},"t":3')},"spec":null}}`),
+      'whitespace before a value holding a spec': ['1', '2'].map((rv, i) =>
+        `${start(i === 0 ? 'ADDED' : 'MODIFIED')}${meta(rv)},"x": {"a":1,"spec":{"c":1},"b":2},"spec":null}}`),
+      // Members where the API server writes none: managedFields' cut must take nothing else with it.
+      'a status ending in an array before the spec': ['1', '2'].map((rv, i) =>
+        `${start(i === 0 ? 'ADDED' : 'MODIFIED')}${meta(rv)},"status":{"conditions":[1]},"spec":{"a":1}}}`),
+      'a status holding managedFields before the spec': ['1', '2'].map((rv, i) =>
+        `${start(i === 0 ? 'ADDED' : 'MODIFIED')}${meta(rv)},"status":{"x":1,"managedFields":[1]},"spec":{"a":1}}}`),
+      'a status holding managedFields before the spec, metadata without': ['1', '2'].map((rv, i) =>
+        `${start(i === 0 ? 'ADDED' : 'MODIFIED')}{"name":"web-1","namespace":"team-a","uid":"u","resourceVersion":"${rv}"},"status":{"x":1,"managedFields":[1]},"spec":{"a":1}}}`),
+      'a metadata member after managedFields': ['1', '2'].map((rv, i) =>
+        `${start(i === 0 ? 'ADDED' : 'MODIFIED')}${meta(rv, ',"finalizers":["f"]')},"spec":{"a":1}}}`),
+      'two managedFields keys': ['1', '2'].map((rv, i) =>
+        `${start(i === 0 ? 'ADDED' : 'MODIFIED')}${meta(rv, ',"managedFields":[2]')},"spec":{"a":1}}}`),
+      'managedFields spelled with an escape': ['1', '2'].map((rv, i) =>
+        `${start(i === 0 ? 'ADDED' : 'MODIFIED')}{"name":"web-1","namespace":"team-a","uid":"u","resourceVersion":"${rv}","managed\\u0046ields":[1]},"spec":{"a":1}}}`),
+      'a second metadata after the spec': ['1', '2'].map((rv, i) =>
+        `${start(i === 0 ? 'ADDED' : 'MODIFIED')}${meta(rv)},"spec":{"a":1},"metadata":${meta(rv, ',"managedFields":[2]')}}}`),
+      // A memo entry for an object without a spec must not give a later version a spec member.
+      'a spec that goes away': [',"spec":{"a":1}', '', ''].map((spec, i) => `${start(i === 0 ? 'ADDED' : 'MODIFIED')}${meta(String(i + 1))}${spec}}}`),
     };
     for (const [name, lines] of Object.entries(cases)) {
       for (const dropManagedFields of [false, true]) {
@@ -254,10 +277,35 @@ describe('ScannedWatchEvent decode options', () => {
           const bytes = Buffer.from(line);
           const decoded = new ScannedWatchEvent(scanWatchHead(bytes, 0, bytes.length)!, bytes, i + 1, 'GET /api/v1/pods', options).decodeObject();
           const object = (JSON.parse(line) as { object: Json }).object;
-          expect(decoded, `${name}, line ${i + 1}, dropManagedFields ${String(dropManagedFields)}`).toEqual(dropManagedFields ? withoutManagedFields(object) : object);
+          expect(decoded, `${name}, line ${i + 1}, dropManagedFields ${String(dropManagedFields)}`).toStrictEqual(dropManagedFields ? withoutManagedFields(object) : object);
         });
       }
     }
+  });
+
+  it('compares a remembered spec exactly: a parsed __proto__ member is a member, -0 is not 0', () => {
+    const line = (rv: string, spec: string): Buffer =>
+      Buffer.from(`{"type":"MODIFIED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"n","resourceVersion":"${rv}"},"spec":${spec}}}`);
+    const options = { specMemo: new Map<string, DecodedSpec>() };
+    const specs = ['{"a":1}', '{"__proto__":{}}', '{"c":{"b":2}}', '{"c":{"__proto__":{}}}', '{"r":-0}', '{"r":0}'];
+    specs.forEach((spec, i) => {
+      const bytes = line(String(i + 1), spec);
+      const decoded = new ScannedWatchEvent(scanWatchHead(bytes, 0, bytes.length)!, bytes, i + 1, 'GET /api/v1/pods', options).decodeObject();
+      expect(decoded.spec, spec).toStrictEqual(JSON.parse(spec));
+    });
+  });
+
+  it('reports a spec nested too deeply to compare as a line that does not decode, not as a stack overflow', () => {
+    const depth = 20_000;
+    const options = { specMemo: new Map<string, DecodedSpec>() };
+    const line = (rv: string): Buffer => Buffer.from(
+      `{"type":"MODIFIED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"n","resourceVersion":"${rv}"},"spec":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}}}`);
+    const event = (rv: string): ScannedWatchEvent => {
+      const bytes = line(rv);
+      return new ScannedWatchEvent(scanWatchHead(bytes, 0, bytes.length)!, bytes, Number(rv), 'GET /api/v1/pods', options);
+    };
+    event('1').decodeObject(); // remembered without a digest: the next version is compared
+    expect(() => event('2').decodeObject()).toThrow(expect.objectContaining({ code: 'PODCONFIG_WATCH_DECODE', message: 'watch GET /api/v1/pods: line 2 nests too deeply to compare its spec' }) as Error);
   });
 
   it('falls back to the whole line when the cut one does not parse, and reports the line as usual', () => {

@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { jsonEqual, PodConfigError, stripManagedFields } from '@podconfig/core';
 import { readObjectLayout, type ByteRange } from './object-layout.js';
 import type { DecodedSpec, SpecBytes, WatchDecodeOptions } from './watch-decode-options.js';
@@ -110,8 +110,15 @@ export class ScannedWatchEvent {
     ) {
       throw this.#bad('decodes to something other than its head (duplicate keys?)');
     }
-    const object = trimmed === undefined && dropManagedFields ? stripManagedFields(decoded) : decoded;
-    this.#settleSpec(object, trimmed, remembered, key, sameSpec);
+    // After a cut too: a key spelled with an escape is not found by the byte searches (a no-op otherwise).
+    const object = dropManagedFields ? stripManagedFields(decoded) : decoded;
+    try {
+      this.#settleSpec(object, trimmed, remembered, key, sameSpec);
+    } catch (err: unknown) {
+      // JSON.parse takes any depth; a comparison that recurses does not (a spec nested thousands deep).
+      if (err instanceof RangeError) throw this.#bad('nests too deeply to compare its spec');
+      throw err;
+    }
     this.#object = object;
     return object;
   }
@@ -137,7 +144,9 @@ export class ScannedWatchEvent {
    * false: two `spec` keys) neither uses nor fills the memo.
    */
   #settleSpec(object: Record<string, unknown>, trimmed: Trimmed | undefined, remembered: DecodedSpec | undefined, key: string | undefined, sameSpec: boolean): void {
-    if (sameSpec && remembered !== undefined && (trimmed?.reused === true || (remembered.bytes === undefined && jsonEqual(object.spec, remembered.spec)))) {
+    // Not when both are undefined: an object without a spec must not get a `spec` member.
+    if (sameSpec && remembered !== undefined && object.spec !== remembered.spec &&
+      (trimmed?.reused === true || (remembered.bytes === undefined && jsonEqual(object.spec, remembered.spec)))) {
       object.spec = remembered.spec;
     }
     const memo = this.#options.specMemo;
@@ -172,14 +181,16 @@ export class ScannedWatchEvent {
     }
     const spec = layout.spec;
     const cuts: Cut[] = [];
+    const managedFields = this.#options.dropManagedFields === true ? layout.managedFields : undefined;
+    const cutManagedFields = managedFields !== undefined;
     // Cuts spelled out, not `{ ...range, text }`: such spreads get a V8 map each (see core's copyWith).
-    if (this.#options.dropManagedFields === true && layout.managedFields !== undefined) cuts.push(cut(layout.managedFields, EMPTY));
-    if (spec !== undefined) cuts.push(cut(spec, NULL));
+    if (managedFields !== undefined) cuts.push(cut(managedFields, EMPTY));
+    if (spec !== undefined) cuts.push(cut(spec, SPEC_MARKER_JSON));
     // managedFields (in metadata) comes before spec: the cuts are in order.
     const text = cutText(bytes, cuts);
-    if (spec === undefined || digest === undefined) return { text, reused: false, specText: undefined, specBytes: undefined };
+    if (spec === undefined || digest === undefined) return { text, reused: false, specText: undefined, specBytes: undefined, cutManagedFields };
     const specText = reused ? undefined : bytes.toString('utf8', spec.start, spec.end);
-    return { text, reused, specText, specBytes: { digest, length: spec.end - spec.start } };
+    return { text, reused, specText, specBytes: { digest, length: spec.end - spec.start }, cutManagedFields };
   }
 
   #parseWhole(bytes: Buffer): unknown {
@@ -213,6 +224,8 @@ interface Trimmed {
   readonly specText: string | undefined;
   /** The cut spec's digest and length. */
   readonly specBytes: SpecBytes | undefined;
+  /** `metadata.managedFields` was cut out (by where a search found it: the parsed object is checked). */
+  readonly cutManagedFields: boolean;
 }
 
 const NOT_JSON = Symbol('not JSON');
@@ -221,9 +234,10 @@ const OTHER_SPEC = Symbol('another spec');
 /**
  * Parses a trimmed line and puts its separately parsed spec in place. `NOT_JSON` when the text or the
  * spec's text is not JSON: a spec range that is not exactly one value (a search that misread it) fails
- * here. `OTHER_SPEC` when the object's `spec` is not the `null` put in place of the cut one: a later
- * `spec` key (however its name is escaped) won, as `JSON.parse` keeps the last, or the cut was not the
- * object's own spec.
+ * here; also when the managedFields cut was not metadata's own last member, as far as the parsed object
+ * tells (metadata still has one, or another member comes between metadata and spec). `OTHER_SPEC` when the
+ * object's `spec` is not the marker put in place of the cut one: a later `spec` key (however its name is
+ * escaped) won, as `JSON.parse` keeps the last, or the cut was not the object's own spec.
  */
 function parseTrimmed(trimmed: Trimmed): unknown {
   let event: unknown;
@@ -234,11 +248,29 @@ function parseTrimmed(trimmed: Trimmed): unknown {
   } catch {
     return NOT_JSON;
   }
-  if (trimmed.specBytes === undefined) return event;
   const object = isRecord(event) ? event.object : undefined;
-  if (!isRecord(object) || object.spec !== null) return OTHER_SPEC;
+  if (trimmed.cutManagedFields && !cutMetadataOwn(object)) return NOT_JSON;
+  if (trimmed.specBytes === undefined) return event;
+  if (!isRecord(object) || object.spec !== SPEC_MARKER) return OTHER_SPEC;
   if (trimmed.specText !== undefined) object.spec = spec;
   return event;
+}
+
+/**
+ * After a managedFields cut: metadata has none left (a second key, or one spelled with an escape, would
+ * be), and metadata is the member right before `spec` (so the cut, which ended where the member before
+ * the spec did, was in metadata).
+ */
+function cutMetadataOwn(object: unknown): boolean {
+  if (!isRecord(object)) return false;
+  const metadata = object.metadata;
+  if (!isRecord(metadata) || Object.hasOwn(metadata, 'managedFields')) return false;
+  let previous: string | undefined;
+  for (const key in object) {
+    if (key === 'spec') return previous === 'metadata';
+    previous = key;
+  }
+  return false;
 }
 
 /** Bytes [start, end) of a line, to be replaced by `text`. */
@@ -253,7 +285,12 @@ const cut = (range: ByteRange, text: Buffer): Cut => ({ start: range.start, end:
 /** Compact JSON has `}{` nowhere, not even in strings (their quotes are escaped): two events on one line. */
 const NEXT_EVENT = Buffer.from('}{"type":"');
 const EMPTY = Buffer.alloc(0);
-const NULL = Buffer.from('null');
+/**
+ * What stands in for a cut spec, to be found in the parsed object's `spec` again: a string no line can hold
+ * by chance (random for each process), where `null` could be a real spec.
+ */
+const SPEC_MARKER = `podconfig:cut-spec:${randomBytes(12).toString('hex')}`;
+const SPEC_MARKER_JSON = Buffer.from(JSON.stringify(SPEC_MARKER));
 
 /** Where {@link cutText} assembles a line (one copy, instead of a string per piece); a longer line gets its own. */
 const SCRATCH = Buffer.allocUnsafe(64 * 1024);
@@ -261,7 +298,7 @@ const SCRATCH = Buffer.allocUnsafe(64 * 1024);
 /** `bytes` with `cuts` (in order, not overlapping) replaced, as text. */
 function cutText(bytes: Buffer, cuts: readonly Cut[]): string {
   if (cuts.length === 0) return bytes.toString('utf8');
-  const size = bytes.length + NULL.length * cuts.length;
+  const size = bytes.length + SPEC_MARKER_JSON.length * cuts.length;
   const scratch = size <= SCRATCH.length ? SCRATCH : Buffer.allocUnsafe(size);
   let length = 0;
   let at = 0;
