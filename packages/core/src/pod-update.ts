@@ -13,7 +13,13 @@ export const POD_OPERATION_CODES: Readonly<Record<PodOperation, number>> = {
   SET: 0, ADD: 1, DELETE: 2, REMOVE: 3, UPDATE: 4, RECONCILE: 5,
 };
 
-/** What a {@link PodSource} yields: its complete desired set, superseding every earlier one. */
+/**
+ * What a {@link PodSource} yields: its complete desired set, superseding every earlier one. The producer
+ * must not modify a pod once pushed. A pod it froze must be frozen all the way down (`deepFreeze`, or
+ * `deepFreezeParsed`): the merger and `deepFreeze` take a frozen object as frozen throughout and share it with
+ * the handlers as it is, so a pod frozen at its top level only (`Object.freeze`) would leave its members
+ * writable by every consumer.
+ */
 export interface PodSetUpdate {
   readonly source: SourceName;
   readonly op: 'SET';
