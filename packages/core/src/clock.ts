@@ -6,6 +6,36 @@ export interface Clock {
   sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
 
+/**
+ * The longest delay `setTimeout` takes (2^31 − 1 ms, ~596 hours): a longer one fires after 1 ms, with a
+ * TimeoutOverflowWarning. Durations a user sets are bounded by it; timers built on a user's duration (a
+ * resync at 1.5 × syncFrequency) wait in steps of it ({@link setLongTimeout}).
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A timer from {@link setLongTimeout}. */
+export interface LongTimeout {
+  clear(): void;
+}
+
+/**
+ * `setTimeout` for any delay: one longer than {@link MAX_TIMER_MS} waits in steps of it, by the wall
+ * clock, instead of firing at once.
+ */
+export function setLongTimeout(fn: () => void, ms: number): LongTimeout {
+  const due = Date.now() + Math.max(0, ms);
+  let handle: NodeJS.Timeout;
+  const arm = (delay: number): void => {
+    handle = setTimeout(() => {
+      const left = due - Date.now();
+      if (left > 0 && delay === MAX_TIMER_MS) arm(Math.min(left, MAX_TIMER_MS));
+      else fn();
+    }, delay);
+  };
+  arm(Math.min(Math.max(0, ms), MAX_TIMER_MS));
+  return { clear: () => clearTimeout(handle) };
+}
+
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
@@ -15,13 +45,13 @@ export const systemClock: Clock = {
         return;
       }
       const onAbort = (): void => {
-        clearTimeout(timer);
+        timer.clear();
         resolve();
       };
-      const timer = setTimeout(() => {
+      const timer = setLongTimeout(() => {
         signal.removeEventListener('abort', onAbort);
         resolve();
-      }, Math.max(0, ms));
+      }, ms);
       signal.addEventListener('abort', onAbort, { once: true });
     }),
 };

@@ -22,7 +22,7 @@ export { relay, type RelayParts } from './relay.js';
 export { forEachValue } from './for-each-value.js';
 export { coalescePodSets } from './coalesce-pod-sets.js';
 export type { Clock } from './clock.js';
-export { systemClock } from './clock.js';
+export { MAX_TIMER_MS, setLongTimeout, systemClock, type LongTimeout } from './clock.js';
 export type { Backoff, ExponentialBackoffOptions } from './backoff.js';
 export { exponentialBackoff } from './backoff.js';
 export type { LinkedSignal } from './linked.js';

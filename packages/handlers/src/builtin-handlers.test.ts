@@ -98,6 +98,7 @@ describe('builtinHandlers', () => {
         [{ command: '/bin/x', timeout: '30' }, 'handler "exec": option "timeout" must be a duration like 30s'],
         [{ command: '/bin/x', timeout: -1 }, 'handler "exec": option "timeout" must be a duration like 30s'],
         [{ command: '/bin/x', killGrace: '0s' }, 'handler "exec": option "killGrace" must be a duration like 30s'],
+        [{ command: '/bin/x', timeout: '600h' }, 'handler "exec": option "timeout" must be at most 596h31m23.647s, the longest timer Node.js sets'],
         [{ command: '/bin/x', args: '-x -y' }, 'handler "exec": option "args" must be a list of strings'],
         [{ command: '/bin/x', env: ['A=1'] }, 'handler "exec": option "env" must be a map of variable names to values'],
         [{ command: '/bin/x', env: { 'A-B': '1' } }, 'handler "exec": option "env" has a variable name that is not [A-Za-z_][A-Za-z0-9_]*'],

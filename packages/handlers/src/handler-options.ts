@@ -1,5 +1,5 @@
 import { ConfigInvalidError } from '@podconfig/core';
-import { parseDuration } from '@podconfig/core';
+import { formatDuration, MAX_TIMER_MS, parseDuration } from '@podconfig/core';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -69,6 +69,8 @@ export class HandlerOptions {
     if (value === undefined) return defaultMs;
     const ms = typeof value === 'number' ? value : typeof value === 'string' ? parseDuration(value) : undefined;
     if (ms === undefined || !Number.isFinite(ms) || ms <= 0) throw this.error(key, 'must be a duration like 30s');
+    // A longer timer would fire at once (Node.js's TimeoutOverflowWarning), not late.
+    if (ms > MAX_TIMER_MS) throw this.error(key, `must be at most ${formatDuration(MAX_TIMER_MS)}, the longest timer Node.js sets`);
     return ms;
   }
 

@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '@podconfig/core';
+import { setLongTimeout, systemClock, type Clock, type LongTimeout } from '@podconfig/core';
 
 /**
  * The abort reason of a cancelled timer. `abort()` without a reason builds a DOMException (with a
@@ -76,23 +76,23 @@ export class ClockTimers {
   }
 }
 
-/** A {@link Timer} on the system clock: `setTimeout` as `systemClock.sleep` would use it. */
+/** A {@link Timer} on the system clock: core's `setLongTimeout`, as `systemClock.sleep` uses it. */
 class NativeTimer implements Timer {
   readonly due: number;
   readonly #set: Set<NativeTimer>;
-  readonly #handle: NodeJS.Timeout;
+  readonly #handle: LongTimeout;
 
   constructor(set: Set<NativeTimer>, ms: number, fn: () => void) {
     this.due = Date.now() + ms;
     this.#set = set;
     set.add(this);
-    this.#handle = setTimeout(() => {
+    this.#handle = setLongTimeout(() => {
       this.#set.delete(this);
       fn();
-    }, Math.max(0, ms));
+    }, ms);
   }
 
   cancel(): void {
-    if (this.#set.delete(this)) clearTimeout(this.#handle);
+    if (this.#set.delete(this)) this.#handle.clear();
   }
 }
