@@ -49,6 +49,13 @@ describe('loadConfigFile()', () => {
     await expect(loadConfigFile(join(dir.path, 'missing.yaml'))).rejects.toThrow('missing.yaml');
   });
 
+  it('says where invalid YAML is, never what it holds (a header value may be a token)', async () => {
+    const path = await write('handlers:\n  - name: webhook\n    url: https://127.0.0.1/hook\n    headers: { authorization: "Bearer WEBHOOKSECRET42 }\n');
+    const err = await loadConfigFile(path).then(() => undefined, (e: unknown) => e as Error);
+    expect(err?.message).toMatch(new RegExp(`^--config ${path}: invalid YAML at line \\d+, column \\d+ \\([A-Z_]+\\)$`));
+    expect(err?.message).not.toContain('WEBHOOKSECRET42');
+  });
+
   it('rejects a wrong kind', async () => {
     const path = await write('kind: Pod\n');
     await expect(loadConfigFile(path)).rejects.toThrow('kind must be');

@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { parse } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import { ConfigInvalidError, errorMessage } from '@podconfig/core';
-import { SETTINGS } from './settings.js';
+import { CONFIG_FIELDS } from './settings.js';
 
-const KNOWN_FIELDS = new Set(SETTINGS.map((s) => s.field));
 const KUBELET_API = 'kubelet.config.k8s.io/v1beta1';
 const PODCONFIG_API = 'podconfig.io/v1alpha1';
 
@@ -26,10 +25,19 @@ export async function loadConfigFile(path: string): Promise<ConfigFile> {
   } catch (err: unknown) {
     throw new ConfigInvalidError(`--config ${path}: cannot read: ${errorMessage(err)}`, { cause: err });
   }
+  // Errors give the position, never the content: a config file holds header values (tokens).
+  const lineCounter = new LineCounter();
+  const parsed = parseDocument(text, { lineCounter, prettyErrors: false });
+  const first = parsed.errors[0];
+  if (first !== undefined) {
+    const { line, col } = lineCounter.linePos(first.pos[0]);
+    throw new ConfigInvalidError(`--config ${path}: invalid YAML at line ${line}, column ${col} (${first.code})`);
+  }
   let doc: unknown;
   try {
-    doc = parse(text, { maxAliasCount: 100 });
+    doc = parsed.toJS({ maxAliasCount: 100 });
   } catch (err: unknown) {
+    // Not a parse error (those quote the text): the alias limit's.
     throw new ConfigInvalidError(`--config ${path}: invalid YAML: ${errorMessage(err)}`, { cause: err });
   }
   if (doc === null || doc === undefined) return { fields: {}, ignoredFields: [] };
@@ -42,11 +50,11 @@ export async function loadConfigFile(path: string): Promise<ConfigFile> {
   if (apiVersion !== undefined && apiVersion !== KUBELET_API && apiVersion !== PODCONFIG_API) {
     throw new ConfigInvalidError(`--config ${path}: apiVersion must be ${KUBELET_API} or ${PODCONFIG_API}, got ${JSON.stringify(apiVersion)}`);
   }
-  const unknown = Object.keys(fields).filter((f) => !KNOWN_FIELDS.has(f));
+  const unknown = Object.keys(fields).filter((f) => !CONFIG_FIELDS.has(f));
   if (unknown.length > 0 && !isKubelet) {
     throw new ConfigInvalidError(`--config ${path}: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => `"${f}"`).join(', ')}`);
   }
   const known: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fields)) if (KNOWN_FIELDS.has(k)) known[k] = v;
+  for (const [k, v] of Object.entries(fields)) if (CONFIG_FIELDS.has(k)) known[k] = v;
   return { fields: known, ignoredFields: unknown };
 }

@@ -26,6 +26,13 @@ describe('podConfigOptionsToConfig()', () => {
     expect(podConfigOptionsToConfig({ nodeName: NODE }).keepManagedFields).toBe(false);
     expect(podConfigOptionsToConfig({ nodeName: NODE, keepManagedFields: true }).keepManagedFields).toBe(true);
   });
+
+  it('rejects a misspelt option, naming it, as a config file does', () => {
+    const misspelt = { nodeName: NODE, staticPodPth: '/m', syncFrequncy: '1m' } as unknown as Parameters<typeof podConfigOptionsToConfig>[0];
+    expect(() => podConfigOptionsToConfig(misspelt)).toThrow(expect.objectContaining({
+      code: 'PODCONFIG_CONFIG_INVALID', message: 'unknown options "staticPodPth", "syncFrequncy"',
+    }) as Error);
+  });
 });
 
 describe('runPodConfig()', () => {

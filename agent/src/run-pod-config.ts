@@ -1,9 +1,9 @@
 import { pino, type Logger } from 'pino';
 import type { AddressInfo } from 'node:net';
-import type { Clock, SyncHandler } from '@podconfig/core';
+import { ConfigInvalidError, type Clock, type SyncHandler } from '@podconfig/core';
 import type { AgentConfig } from './agent-config.js';
 import { runAgent } from './main.js';
-import { resolveConfig } from './settings.js';
+import { CONFIG_FIELDS, resolveConfig } from './settings.js';
 
 /** A handler spec as in the config file: `'log'`, `'state-dir=/var/lib/x'`, or `{ name: 'exec', command: '…' }`. */
 export type HandlerConfig = string | { readonly name: string; readonly [option: string]: unknown };
@@ -56,6 +56,11 @@ function isHandlerObject(value: SyncHandler | HandlerConfig): value is SyncHandl
 /** Validates library options into the agent's configuration (the same rules as the config file). */
 export function podConfigOptionsToConfig(options: PodConfigOptions): AgentConfig {
   const { logger: _l, clock: _c, env: _e, onStarted: _s, handlers = [], ...fields } = options;
+  // As in a config file: a misspelt option must not be silently ignored.
+  const unknown = Object.keys(fields).filter((key) => !CONFIG_FIELDS.has(key));
+  if (unknown.length > 0) {
+    throw new ConfigInvalidError(`unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => `"${key}"`).join(', ')}`);
+  }
   const specs = handlers.filter((h) => !isHandlerObject(h));
   const objects = handlers.filter(isHandlerObject);
   const file: Record<string, unknown> = { statusAddress: 'off', ...fields };

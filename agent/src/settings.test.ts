@@ -47,8 +47,17 @@ describe('resolveConfig()', () => {
     expect(resolveConfig({ 'node-name': ' Node-A ' }, {}).nodeName).toBe('node-a');
   });
 
-  it('treats a zero fileCheckFrequency in the config file as unset (KubeletConfiguration rule)', () => {
-    expect(resolveConfig({}, { fileCheckFrequency: '0s' }).fileCheckFrequencyMs).toBe(20_000);
+  it('treats a zero frequency in the config file as unset (KubeletConfiguration rule, as kubeadm writes them)', () => {
+    const c = resolveConfig({}, { fileCheckFrequency: '0s', httpCheckFrequency: '0s', syncFrequency: '0s' });
+    expect([c.fileCheckFrequencyMs, c.httpCheckFrequencyMs, c.syncFrequencyMs]).toEqual([20_000, 20_000, 60_000]);
+  });
+
+  it('takes durations up to the longest timer Node.js sets, and rejects longer ones', () => {
+    expect(resolveConfig({ 'shutdown-timeout': '596h' }, {}).shutdownTimeoutMs).toBe(596 * 3_600_000);
+    for (const [flag, value] of [['sync-frequency', '597h'], ['handler-timeout', '600h'], ['shutdown-timeout', '720h'], ['file-check-frequency', '1000h']]) {
+      expect(invalid(() => resolveConfig({ [flag!]: value }, {}))).toBe(`--${flag}: must be at most 596h31m23.647s, the longest timer Node.js sets`);
+    }
+    expect(invalid(() => resolveConfig({}, { httpCheckFrequency: 2 ** 31 }))).toContain('config field "httpCheckFrequency": must be at most');
   });
 
   it('reads staticPodURLHeader maps and --manifest-url-header flags in order', () => {
@@ -57,7 +66,7 @@ describe('resolveConfig()', () => {
   });
 
   it.each([
-    [{ 'sync-frequency': '0s' }, '--sync-frequency'],
+    [{ 'sync-frequency': '-1s' }, '--sync-frequency'],
     [{ 'sync-frequency': 'soon' }, '--sync-frequency'],
     [{ 'kube-api-qps': '-1' }, '--kube-api-qps'],
     [{ 'kube-api-burst': '1.5' }, '--kube-api-burst'],

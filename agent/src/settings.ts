@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { ConfigInvalidError } from '@podconfig/core';
+import { ConfigInvalidError, formatDuration, MAX_TIMER_MS } from '@podconfig/core';
 import { parseManifestUrlHeaders } from '@podconfig/source-http';
 import { DEFAULTS, type AgentConfig, type HandlerSpec } from './agent-config.js';
 import { parseDuration } from './duration.js';
@@ -38,6 +38,8 @@ const optionalPath = (raw: unknown, what: string): string | undefined => {
 const duration = (opts: { positive?: boolean; zeroIsDefault?: number } = {}) => (raw: unknown, what: string): number => {
   const ms = typeof raw === 'number' ? raw : parseDuration(str(raw, what), what);
   if (ms < 0) throw new ConfigInvalidError(`${what}: must not be negative`);
+  // A longer timer would fire at once (Node.js's TimeoutOverflowWarning), not late.
+  if (!(ms <= MAX_TIMER_MS)) throw new ConfigInvalidError(`${what}: must be at most ${formatDuration(MAX_TIMER_MS)}, the longest timer Node.js sets`);
   if (ms === 0 && opts.zeroIsDefault !== undefined) return opts.zeroIsDefault; // KubeletConfiguration: zero means unset
   if (ms === 0 && opts.positive === true) throw new ConfigInvalidError(`${what}: must be greater than 0`);
   return ms;
@@ -168,7 +170,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'keepManagedFields', flag: 'keep-managed-fields', field: 'keepManagedFields', arg: 'true|false', isBool: true,
     help: 'keep metadata.managedFields on apiserver pods (dropped by default, as kube-scheduler\'s informers do)', parse: bool, fallback: () => false },
   { key: 'syncFrequencyMs', flag: 'sync-frequency', field: 'syncFrequency', arg: 'DURATION',
-    help: 'periodic re-sync of every pod with the handlers (jittered up to +50%)', parse: duration({ positive: true }), fallback: () => DEFAULTS.syncFrequencyMs },
+    help: 'periodic re-sync of every pod with the handlers (jittered up to +50%)', parse: duration({ zeroIsDefault: DEFAULTS.syncFrequencyMs }), fallback: () => DEFAULTS.syncFrequencyMs },
   { key: 'readiness', flag: 'readiness', field: 'readiness', arg: 'per-source|all-sources',
     help: 'per-source: a pod is killed once its own source is ready (D10); all-sources: the kubelet rule', parse: oneOf(['per-source', 'all-sources'] as const), fallback: () => 'per-source' },
   { key: 'handlers', flag: 'handler', field: 'handlers', arg: 'SPEC', repeatable: true,
@@ -183,6 +185,9 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'shutdownTimeoutMs', flag: 'shutdown-timeout', field: 'shutdownTimeout', arg: 'DURATION',
     help: 'how long in-flight handler calls get at shutdown', parse: duration({}), fallback: () => DEFAULTS.shutdownTimeoutMs },
 ];
+
+/** The config-file field names (KubeletConfiguration's where the kubelet has one), for unknown-field checks. */
+export const CONFIG_FIELDS: ReadonlySet<string> = new Set(SETTINGS.map((s) => s.field));
 
 /** Flags (by flag name) override file fields (by field name) override defaults. */
 export function resolveConfig(flags: Readonly<Record<string, unknown>>, file: Readonly<Record<string, unknown>>): AgentConfig {
