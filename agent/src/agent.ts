@@ -1,11 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { relay, reportsStatus, type Clock, type PodSource } from '@podconfig/core';
+import { MAX_TIMER_MS, relay, reportsStatus, type Clock, type PodSource, type SyncHandler } from '@podconfig/core';
 import { podConfig, type PodMerger } from '@podconfig/merge';
 import type { Reconciler } from '@podconfig/reconcile';
 import type { KubeClient } from '@podconfig/kube-client';
 import type { AgentConfig } from './agent-config.js';
 import type { AgentMetrics } from './metrics.js';
+import { closeUnstartedHandlers } from './startup-resources.js';
 import type { StatusProvider, StatusServer } from './status-server.js';
 
 export interface AgentOptions {
@@ -19,6 +20,8 @@ export interface AgentOptions {
   readonly statusServer: StatusServer | undefined;
   /** The apiserver client, closed at shutdown (connection pool, credential file pollers, exec plugins). */
   readonly kubeClient?: KubeClient | undefined;
+  /** The reconciler's handlers: closed here when the agent fails before the reconciler ran them. */
+  readonly handlers?: readonly SyncHandler[];
 }
 
 /** Counts the SETs a source yields, for `podconfig_source_sets_total`. */
@@ -63,17 +66,25 @@ export class Agent implements StatusProvider {
    */
   async run(signal: AbortSignal, onStarted?: (info: { readonly statusAddress: AddressInfo | undefined }) => void): Promise<void> {
     const { sources, reconciler, metrics, merger, logger, clock } = this.#o;
-    metrics.watchSources(sources, (name) => reconciler.readiness().ready.includes(name));
-    if (this.#o.statusServer !== undefined) this.#statusAddress = await this.#o.statusServer.start(this, signal);
-    onStarted?.({ statusAddress: this.#statusAddress });
-    this.#log.info(
-      { sources: sources.map((s) => s.name), nodeName: this.#o.config.nodeName, readiness: this.#o.config.readiness },
-      sources.length === 0 ? 'agent started with no pod source configured' : 'agent started',
-    );
+    // The agent runs until `signal` aborts, even when nothing else holds the event loop (no source, no status
+    // server): without a handle Node.js would end the process there (exit code 13, an unsettled await).
+    const alive = setInterval(() => undefined, MAX_TIMER_MS);
+    let reconciling = false;
     try {
+      metrics.watchSources(sources, (name) => reconciler.readiness().ready.includes(name));
+      if (this.#o.statusServer !== undefined) this.#statusAddress = await this.#o.statusServer.start(this, signal);
+      onStarted?.({ statusAddress: this.#statusAddress });
+      this.#log.info(
+        { sources: sources.map((s) => s.name), nodeName: this.#o.config.nodeName, readiness: this.#o.config.readiness },
+        sources.length === 0 ? 'agent started with no pod source configured' : 'agent started',
+      );
       const updates = podConfig(sources.map((s) => counted(s, metrics)), { logger, clock, merger }, signal);
+      reconciling = true;
       await reconciler.run(updates, signal);
     } finally {
+      clearInterval(alive);
+      // Failed before the reconciler ran (the status port taken): it did not close the handlers, so here.
+      if (!reconciling) await closeUnstartedHandlers(this.#o.handlers ?? [], this.#o.config.shutdownTimeoutMs, this.#log);
       await this.#o.kubeClient?.close();
       this.#log.info({}, 'agent stopped');
     }

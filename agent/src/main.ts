@@ -10,6 +10,7 @@ import { coreModule } from './modules/core-module.js';
 import { handlersModule } from './modules/handlers-module.js';
 import { sourcesModule } from './modules/sources-module.js';
 import { statusModule } from './modules/status-module.js';
+import { StartupResources } from './startup-resources.js';
 import { TOKENS } from './tokens.js';
 
 export interface CreateAgentOptions {
@@ -38,16 +39,25 @@ export async function createAgent(config: AgentConfig, o: CreateAgentOptions): P
   });
   if (cluster === undefined) o.logger.info({}, 'no kubeconfig and not in a cluster: standalone mode, no apiserver source');
   const container = new Container();
-  await container.load(
-    coreModule({
-      config, logger: o.logger, clock: o.clock ?? systemClock, shutdownSignal: o.signal,
-      ...(o.metrics === undefined ? {} : { metrics: o.metrics }),
-    }),
-    sourcesModule(config, cluster),
-    handlersModule(config, o.handlers ?? []),
-    statusModule(config),
-  );
-  return container.getAsync(TOKENS.agent);
+  const built = new StartupResources();
+  built.handlers.push(...(o.handlers ?? []));
+  try {
+    await container.load(
+      coreModule({
+        config, logger: o.logger, clock: o.clock ?? systemClock, shutdownSignal: o.signal,
+        ...(o.metrics === undefined ? {} : { metrics: o.metrics }),
+      }),
+      sourcesModule(config, cluster, built),
+      handlersModule(config, o.handlers ?? [], built),
+      statusModule(config),
+    );
+    return await container.getAsync(TOKENS.agent);
+  } catch (err: unknown) {
+    // A factory failed half-way: what was built before it would otherwise hold the process (timers,
+    // connections) and never get the close() it would have got at shutdown.
+    await built.release(config.shutdownTimeoutMs, o.logger);
+    throw err;
+  }
 }
 
 export interface RunAgentOptions extends CreateAgentOptions {

@@ -1,9 +1,11 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '@podconfig/testing';
-import { AGENT_BIN } from '../support/agent-process.js';
+import { AGENT_BIN, eventually } from '../support/agent-process.js';
 
 const run = (args: string[]) => spawnSync(process.execPath, [AGENT_BIN, ...args], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, KUBECONFIG: '' } });
 
@@ -29,6 +31,34 @@ describe('podconfig-agent command line', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(name);
     expect(r.stdout).toBe('');
+  });
+
+  it('runs with no pod source and no status server until it is stopped, then exits 0', async () => {
+    const child = spawn(process.execPath, [AGENT_BIN, '--status-address', 'off'], { env: { ...process.env, KUBECONFIG: '' }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    let started = false;
+    createInterface({ input: child.stdout }).on('line', (line) => { if (line.includes('reconciler started')) started = true; });
+    await eventually(async () => (started ? true : undefined), 15_000, 'the reconciler to start');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(child.exitCode).toBe(null); // exited by itself before: 13, an unsettled top-level await
+    child.kill('SIGTERM');
+    expect((await exited)[0]).toBe(0);
+  });
+
+  it('starts on a kubeadm-written kubelet config, whose frequencies are 0s (unset)', async () => {
+    const config = join(tmp.path, 'config.yaml');
+    await writeFile(config, [
+      'apiVersion: kubelet.config.k8s.io/v1beta1', 'kind: KubeletConfiguration', 'syncFrequency: 0s', 'fileCheckFrequency: 0s',
+      'httpCheckFrequency: 0s', 'nodeStatusUpdateFrequency: 0s', `staticPodPath: ${tmp.path}`, '',
+    ].join('\n'));
+    const child = spawn(process.execPath, [AGENT_BIN, '--config', config, '--status-address', 'off'], { env: { ...process.env, KUBECONFIG: '' }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    let started = false;
+    createInterface({ input: child.stdout }).on('line', (line) => { if (line.includes('reconciler started')) started = true; });
+    await eventually(async () => (started || child.exitCode !== null ? true : undefined), 15_000, 'the agent to start');
+    expect(child.exitCode).toBe(null);
+    child.kill('SIGTERM');
+    expect((await exited)[0]).toBe(0);
   });
 
   it('exits 2 for an invalid config file value, naming the field and the file', async () => {

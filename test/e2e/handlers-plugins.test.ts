@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -141,6 +142,41 @@ describe('podconfig-agent handler plugins', () => {
       const { code, output } = await runToExit(['--node-name', NODE, '--pod-manifest-path', manifests, '--handler', RECORDING], tmp.path);
       expect(code).toBe(2);
       expect(output).toContain('recording plugin: option \\"file\\" is required');
+    });
+
+    /** A plugin whose handler holds a timer from its factory on, until close() (which leaves closed.txt). */
+    const writeHolder = (): Promise<void> => writeFile(join(tmp.path, 'holder.mjs'), [
+      "import { writeFileSync } from 'node:fs';",
+      'export default () => {',
+      '  const timer = setInterval(() => undefined, 1000);',
+      "  return { name: 'holder', async syncPod() {}, async killPod() {}, async close() { clearInterval(timer); writeFileSync('closed.txt', 'closed'); } };",
+      '};', '',
+    ].join('\n'));
+
+    it('exits with status 2 when a later factory throws, having closed the handler an earlier one built', async () => {
+      await writeHolder();
+      await writeFile(join(tmp.path, 'thrower.mjs'), "export default async () => { await new Promise((r) => setTimeout(r, 200)); throw new Error('boom in constructor'); };\n");
+      const { code, output } = await runToExit(['--node-name', NODE, '--pod-manifest-path', manifests, '--handler', './holder.mjs', '--handler', './thrower.mjs'], tmp.path);
+      expect(code).toBe(2);
+      expect(output).toContain('boom in constructor');
+      expect(existsSync(join(tmp.path, 'closed.txt'))).toBe(true);
+    });
+
+    it('exits with status 1 when the status address is taken, having closed the handlers', async () => {
+      await writeHolder();
+      const taken = createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      try {
+        const port = (taken.address() as AddressInfo).port;
+        const child = spawn(process.execPath, [AGENT_BIN, '--status-address', `127.0.0.1:${port}`, '--node-name', NODE, '--handler', './holder.mjs'], {
+          cwd: tmp.path, env: { ...process.env, KUBECONFIG: '' }, stdio: 'ignore',
+        });
+        const [code] = (await once(child, 'close')) as [number | null];
+        expect(code).toBe(1);
+        expect(existsSync(join(tmp.path, 'closed.txt'))).toBe(true);
+      } finally {
+        taken.close();
+      }
     });
   });
 });

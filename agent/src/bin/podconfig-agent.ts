@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
-import { PodConfigError, errorMessage } from '@podconfig/core';
+import { MAX_TIMER_MS, PodConfigError, errorMessage } from '@podconfig/core';
 import { parseCommandLine } from '../cli.js';
 import { loadConfigFile } from '../config-file.js';
 import { createRootLogger } from '../logger.js';
@@ -36,10 +36,11 @@ async function main(): Promise<number> {
     logger.info({ signal }, 'shutting down');
     root.abort();
     // Handlers get shutdownTimeout; if something still holds the process after that, leave anyway.
+    const deadlineMs = Math.min(config.shutdownTimeoutMs + 5_000, MAX_TIMER_MS);
     setTimeout(() => {
-      logger.warn({ deadlineMs: config.shutdownTimeoutMs + 5_000 }, 'shutdown deadline passed, exiting');
+      logger.warn({ deadlineMs }, 'shutdown deadline passed, exiting');
       process.exit(0);
-    }, config.shutdownTimeoutMs + 5_000).unref();
+    }, deadlineMs).unref();
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
@@ -53,4 +54,8 @@ async function main(): Promise<number> {
   }
 }
 
-process.exitCode = await main();
+const code = await main();
+// After a failure, whatever a half-built agent left (a plugin's timer, a socket) must not keep the process,
+// nor turn its exit code into 0 at a later signal.
+if (code === 0) process.exitCode = 0;
+else process.exit(code);

@@ -7,13 +7,15 @@ import { ApiserverPodSource } from '@podconfig/source-apiserver';
 import { KubeClient, type ClusterConfig } from '@podconfig/kube-client';
 import type { AgentConfig } from '../agent-config.js';
 import { readPemFile } from '../pem-file.js';
+import type { StartupResources } from '../startup-resources.js';
 import { TOKENS } from '../tokens.js';
 
 /**
  * The pod sources the configuration asks for; each is bound only when configured (feature
  * switches decide bindings, sources never read flags). `cluster` is undefined in standalone mode.
+ * The apiserver client is noted in `built` (released if the start fails).
  */
-export const sourcesModule = (config: AgentConfig, cluster: ClusterConfig | undefined): ContainerModule =>
+export const sourcesModule = (config: AgentConfig, cluster: ClusterConfig | undefined, built?: StartupResources): ContainerModule =>
   new ContainerModule(({ bind }) => {
     const { nodeName } = config;
     const staticPodPath = config.staticPodPath;
@@ -57,8 +59,11 @@ export const sourcesModule = (config: AgentConfig, cluster: ClusterConfig | unde
     if (cluster !== undefined) {
       bind(TOKENS.kubeClient)
         .toResolvedValue(
-          (logger: Logger, clock: Clock) =>
-            new KubeClient({ config: cluster, logger, clock, qps: config.kubeApiQps, burst: config.kubeApiBurst, userAgent: 'podconfig-agent' }),
+          (logger: Logger, clock: Clock) => {
+            const client = new KubeClient({ config: cluster, logger, clock, qps: config.kubeApiQps, burst: config.kubeApiBurst, userAgent: 'podconfig-agent' });
+            built?.kubeClients.push(client);
+            return client;
+          },
           [TOKENS.logger, TOKENS.clock],
         )
         .inSingletonScope();
