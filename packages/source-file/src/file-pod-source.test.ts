@@ -1,3 +1,4 @@
+import { renameSync } from 'node:fs';
 import { mkdir, open, rename, rm, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -527,6 +528,27 @@ describe(FilePodSource.name, () => {
       await pending;
       await writeFile(join(dir, 'c.yaml'), podManifestYaml('c')); // only a re-armed watch sees this (periodMs: 1 h)
       expect(keys(await run.next())).toEqual([key('b'), key('c')]);
+    });
+
+    it('re-arms the watch when another directory is renamed into the path, and then sees its entries (D5)', async () => {
+      const base = await makeDir();
+      const dir = join(base, 'manifests');
+      for (const version of ['v1', 'v2']) {
+        await mkdir(join(base, version));
+        await writeFile(join(base, version, 'a.yaml'), podManifestYaml('a')); // the same pods: the swap changes no SET
+      }
+      await rename(join(base, 'v1'), dir);
+      const { run, log } = start({ path: dir });
+      expect(keys(await run.next())).toEqual([key('a')]);
+      const pending = run.until((u) => keys(u).includes(key('b')));
+      await log.waitFor(watchArmed);
+      const armed = log.lines.filter(watchArmed).length;
+      // In one step, as `mv` from a script does: chokidar sees a directory at the path before and after.
+      renameSync(dir, join(base, 'v1'));
+      renameSync(join(base, 'v2'), dir);
+      await log.waitFor(() => log.lines.filter(watchArmed).length > armed); // periodMs is an hour: an event woke it
+      await writeFile(join(dir, 'b.yaml'), podManifestYaml('b')); // only a watch on the new directory sees this
+      expect(keys((await pending).last)).toEqual([key('a'), key('b')]);
     });
 
     it('reads symlinked files, skips a symlinked directory, and reports a dangling symlink (#39)', async () => {

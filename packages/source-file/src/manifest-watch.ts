@@ -21,8 +21,11 @@ interface Armed {
 /**
  * The chokidar edge of the file source (style example 3): callbacks only set a wake-up. One
  * watcher at a time, non-recursive (`depth: 0`), `ignoreInitial`. `arm()` replaces it when the
- * plan changes or after a failure: the new watcher is ready before the old one closes, so no
- * event falls between them.
+ * plan changes or after a failure: the old watcher closes first, because chokidar shares one
+ * `fs.watch` per path among all watchers of the process, and a new watcher opened while the old
+ * one is still open joins its handle, still bound to the directory the path named before (a
+ * replaced manifest directory's events were then lost). The caller re-scans after arming, which
+ * covers what changed in between.
  */
 export class ManifestWatch {
   readonly #o: ManifestWatchOptions;
@@ -51,9 +54,10 @@ export class ManifestWatch {
     return this.#armed?.stale ?? false;
   }
 
-  /** Creates a watcher for `plan` and waits until it is ready (or `signal` aborts). */
+  /** Closes the current watcher, creates one for `plan` and waits until it is ready (or `signal` aborts). */
   async arm(plan: WatchPlan, signal: AbortSignal): Promise<void> {
     const { relevant, onChange, onError } = this.#o;
+    await this.close();
     const watcher = watch([...plan.targets], {
       ignoreInitial: true,
       depth: 0,
@@ -64,6 +68,16 @@ export class ManifestWatch {
       const abs = resolve(p);
       if ((event === 'unlinkDir' || event === 'unlink') && plan.targets.includes(abs)) armed.stale = true;
       if (relevant(abs)) onChange();
+    });
+    // A target replaced in one step (`mv new dir`, a symlink renamed over it, `rm -r` then `mkdir` with the
+    // inode number reused) gives no chokidar event: chokidar follows paths, not inodes. The parent's raw
+    // rename event for it does.
+    watcher.on('raw', (event: string, name: unknown, details: unknown) => {
+      if (event !== 'rename' || typeof name !== 'string') return;
+      const watched = (details as { readonly watchedPath?: unknown } | undefined)?.watchedPath;
+      if (typeof watched !== 'string' || !plan.targets.includes(resolve(watched, name))) return;
+      armed.stale = true;
+      onChange();
     });
     watcher.on('error', (err: unknown) => {
       // Errors of a watcher on its way out do not concern the one replacing it.
@@ -81,9 +95,7 @@ export class ManifestWatch {
       await watcher.close();
       return;
     }
-    const previous = this.#armed;
     this.#armed = armed;
-    await previous?.watcher.close();
   }
 
   async close(): Promise<void> {
