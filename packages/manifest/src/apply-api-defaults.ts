@@ -14,11 +14,13 @@ type ImageVolumeSource = { reference?: string; pullPolicy?: string };
  */
 export function applyApiDefaults(pod: Pod): void {
   const spec: PodSpec = (pod.spec ??= { containers: [] });
+  // Left out of a manifest, `containers` is a nil slice to Go: nothing to default (validation requires one).
+  const containers = (spec.containers as Container[] | undefined) ?? [];
   // SetDefaults_Pod
-  for (const c of [...spec.containers, ...(spec.initContainers ?? [])]) defaultRequestsToLimits(c);
+  for (const c of [...containers, ...(spec.initContainers ?? [])]) defaultRequestsToLimits(c);
   spec.enableServiceLinks ??= true;
   if (spec.hostNetwork === true) {
-    for (const c of [...spec.containers, ...(spec.initContainers ?? [])]) {
+    for (const c of [...containers, ...(spec.initContainers ?? [])]) {
       for (const port of c.ports ?? []) if ((port.hostPort ?? 0) === 0) port.hostPort = port.containerPort;
     }
   }
@@ -31,7 +33,7 @@ export function applyApiDefaults(pod: Pod): void {
   // Nested objects
   for (const volume of spec.volumes ?? []) defaultVolume(volume);
   for (const c of spec.initContainers ?? []) defaultContainer(c);
-  for (const c of spec.containers) defaultContainer(c);
+  for (const c of containers) defaultContainer(c);
   for (const c of spec.ephemeralContainers ?? []) defaultContainer(c);
 }
 

@@ -354,6 +354,13 @@ describe(decodeFilePod.name, () => {
       expect((await fixtureRejection('invalid/name-too-long.yaml')).reason).toMatch(/^invalid pod: metadata\.name: Invalid value: "n{253}-node-a": must be no more than 253 characters$/);
     });
 
+    it('rejects a spec without containers, or a container without a name, as invalid, not as an internal error', () => {
+      const noContainers = rejection(() => decodeFilePod('apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {restartPolicy: Always}\n', file('/m/web.yaml')));
+      expect(noContainers.reason).toBe('invalid pod: spec.containers: Required value');
+      const noName = rejection(() => decodeFilePod('apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{image: nginx}]}\n', file('/m/web.yaml')));
+      expect(noName.reason).toBe('invalid pod: spec.containers[0].name: Required value');
+    });
+
     it('rejects ephemeral containers (checklist 15)', async () => {
       expect((await fixtureRejection('invalid/ephemeral-containers.yaml')).reason).toBe('invalid pod: spec.ephemeralContainers: Forbidden: cannot be set on create');
     });

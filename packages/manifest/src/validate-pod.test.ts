@@ -48,12 +48,35 @@ describe(validatePod.name, () => {
       expect(errors.join()).not.toContain('SECRET-VALUE');
       const big = validatePod(pod({}, { annotations: { a: 'x'.repeat(256 * 1024) } }));
       expect(big).toEqual(['metadata.annotations: Too long: may not be more than 262144 bytes']);
+      // Bytes, not UTF-16 units: 100,000 × "€" is 300,000 bytes.
+      expect(validatePod(pod({}, { annotations: { a: '€'.repeat(100_000) } }))).toEqual(['metadata.annotations: Too long: may not be more than 262144 bytes']);
     });
   });
 
   describe('containers', () => {
     it('requires at least one container', () => {
       expect(validatePod(pod({ containers: [] }))).toEqual(['spec.containers: Required value']);
+    });
+
+    it('reports a required name or field a manifest left out as such, not as an internal error', () => {
+      const without = <T extends object>(value: T, key: keyof T): T => {
+        const { [key]: _dropped, ...rest } = value;
+        return rest as T;
+      };
+      expect(validatePod(pod({ containers: undefined as unknown as Container[] }))).toEqual(['spec.containers: Required value']);
+      expect(validatePod(pod({ containers: [without(container(), 'name')] }))).toEqual(['spec.containers[0].name: Required value']);
+      expect(validatePod(pod({ containers: [container('main', { env: [{ value: 'x' } as unknown as NonNullable<Container['env']>[number]] })] })))
+        .toEqual(['spec.containers[0].env[0].name: Required value']);
+      expect(validatePod(pod({ volumes: [{ emptyDir: {} } as unknown as NonNullable<PodSpec['volumes']>[number]] })))
+        .toEqual(['spec.volumes[0].name: Required value']);
+      expect(validatePod(pod({ containers: [container('main', {
+        ports: [{} as unknown as NonNullable<Container['ports']>[number]],
+        volumeMounts: [{} as unknown as NonNullable<Container['volumeMounts']>[number]],
+      })] }))).toEqual([
+        'spec.containers[0].ports[0].containerPort: Required value',
+        'spec.containers[0].volumeMounts[0].name: Required value',
+        'spec.containers[0].volumeMounts[0].mountPath: Required value',
+      ]);
     });
 
     it('requires unique DNS-1123 label names across init and regular containers', () => {
@@ -204,6 +227,8 @@ describe(validatePod.name, () => {
         expect.stringMatching(/^spec\.hostname: Invalid value: "Host"/),
         expect.stringMatching(/^spec\.nodeSelector\["bad_"\]: Invalid value: "bad_"/),
       ]);
+      expect(validatePod(pod({ activeDeadlineSeconds: 3_000_000_000 }))).toEqual(['spec.activeDeadlineSeconds: Invalid value: must be between 1 and 2147483647, inclusive']);
+      expect(validatePod(pod({ activeDeadlineSeconds: 2_147_483_647 }))).toEqual([]);
     });
   });
 });

@@ -37,7 +37,7 @@ export function validatePod(pod: Pod): string[] {
   let annotationBytes = 0;
   for (const [key, value] of Object.entries(meta.annotations ?? {})) {
     for (const p of qualifiedNameProblems(key.toLowerCase())) errors.push(`metadata.annotations: Invalid value: ${JSON.stringify(key)}: ${p}`);
-    annotationBytes += key.length + value.length;
+    annotationBytes += Buffer.byteLength(key) + Buffer.byteLength(value); // bytes, as Go's len()
   }
   if (annotationBytes > MAX_ANNOTATIONS_BYTES) {
     errors.push(`metadata.annotations: Too long: may not be more than ${MAX_ANNOTATIONS_BYTES} bytes`);
@@ -49,17 +49,19 @@ export function validatePod(pod: Pod): string[] {
 
 function validateSpec(spec: PodSpec, errors: string[]): void {
   const volumes = validateVolumes(spec.volumes ?? [], errors);
-  if (spec.containers.length === 0) errors.push('spec.containers: Required value');
+  // Required members read with a default: a manifest may leave them out (the schema check does not require them).
+  const containers = (spec.containers as readonly Container[] | undefined) ?? [];
+  if (containers.length === 0) errors.push('spec.containers: Required value');
   const names = new Set<string>();
   (spec.initContainers ?? []).forEach((c, i) => validateContainer(c, `spec.initContainers[${i}]`, true, spec, volumes, names, errors));
-  spec.containers.forEach((c, i) => validateContainer(c, `spec.containers[${i}]`, false, spec, volumes, names, errors));
+  containers.forEach((c, i) => validateContainer(c, `spec.containers[${i}]`, false, spec, volumes, names, errors));
   if ((spec.ephemeralContainers ?? []).length > 0) errors.push('spec.ephemeralContainers: Forbidden: cannot be set on create');
   oneOf(spec.restartPolicy, RESTART_POLICIES, 'spec.restartPolicy', errors);
   oneOf(spec.dnsPolicy, DNS_POLICIES, 'spec.dnsPolicy', errors);
   if (spec.dnsPolicy === 'None' && spec.dnsConfig === undefined) {
     errors.push('spec.dnsConfig: Required value: must provide `dnsConfig` when `dnsPolicy` is None');
   }
-  if (spec.activeDeadlineSeconds !== undefined && spec.activeDeadlineSeconds <= 0) {
+  if (spec.activeDeadlineSeconds !== undefined && !(spec.activeDeadlineSeconds >= 1 && spec.activeDeadlineSeconds <= 2147483647)) {
     errors.push('spec.activeDeadlineSeconds: Invalid value: must be between 1 and 2147483647, inclusive');
   }
   for (const [field, value] of [['hostname', spec.hostname], ['subdomain', spec.subdomain]] as const) {
@@ -92,7 +94,7 @@ function validateVolumes(volumes: readonly Volume[], errors: string[]): Set<stri
   const names = new Set<string>();
   volumes.forEach((volume, i) => {
     const at = `spec.volumes[${i}]`;
-    const name = volume.name;
+    const name = (volume.name as string | undefined) ?? '';
     if (name === '') errors.push(`${at}.name: Required value`);
     else for (const p of dns1123LabelProblems(name)) errors.push(`${at}.name: Invalid value: ${JSON.stringify(name)}: ${p}`);
     if (names.has(name)) errors.push(`${at}.name: Duplicate value: ${JSON.stringify(name)}`);
@@ -110,10 +112,11 @@ function validateVolumes(volumes: readonly Volume[], errors: string[]): Set<stri
 function validateContainer(
   c: Container, at: string, init: boolean, spec: PodSpec, volumes: Set<string>, names: Set<string>, errors: string[],
 ): void {
-  if (c.name === '') errors.push(`${at}.name: Required value`);
-  else for (const p of dns1123LabelProblems(c.name)) errors.push(`${at}.name: Invalid value: ${JSON.stringify(c.name)}: ${p}`);
-  if (names.has(c.name)) errors.push(`${at}.name: Duplicate value: ${JSON.stringify(c.name)}`);
-  names.add(c.name);
+  const name = (c.name as string | undefined) ?? '';
+  if (name === '') errors.push(`${at}.name: Required value`);
+  else for (const p of dns1123LabelProblems(name)) errors.push(`${at}.name: Invalid value: ${JSON.stringify(name)}: ${p}`);
+  if (names.has(name)) errors.push(`${at}.name: Duplicate value: ${JSON.stringify(name)}`);
+  names.add(name);
   const image = c.image ?? '';
   if (image === '') errors.push(`${at}.image: Required value`);
   else if (image.trim() !== image) errors.push(`${at}.image: Invalid value: must not have leading or trailing whitespace`);
@@ -132,7 +135,9 @@ function validateContainer(
       if (portNames.has(port.name)) errors.push(`${p}.name: Duplicate value: ${JSON.stringify(port.name)}`);
       portNames.add(port.name);
     }
-    if (!(port.containerPort >= 1 && port.containerPort <= 65535)) errors.push(`${p}.containerPort: Invalid value: ${port.containerPort}: must be between 1 and 65535, inclusive`);
+    const containerPort = port.containerPort as number | undefined;
+    if (containerPort === undefined) errors.push(`${p}.containerPort: Required value`);
+    else if (!(containerPort >= 1 && containerPort <= 65535)) errors.push(`${p}.containerPort: Invalid value: ${containerPort}: must be between 1 and 65535, inclusive`);
     const hostPort = port.hostPort ?? 0;
     if (!(hostPort >= 0 && hostPort <= 65535)) errors.push(`${p}.hostPort: Invalid value: ${hostPort}: must be between 1 and 65535, inclusive`);
     if (spec.hostNetwork === true && hostPort !== port.containerPort) {
@@ -141,15 +146,18 @@ function validateContainer(
     oneOf(port.protocol, PROTOCOLS, `${p}.protocol`, errors);
   });
   (c.env ?? []).forEach((env, j) => {
-    if (env.name === '') errors.push(`${at}.env[${j}].name: Required value`);
-    else if (env.name.includes('=')) errors.push(`${at}.env[${j}].name: Invalid value: ${JSON.stringify(env.name)}: must not contain '='`);
+    const envName = (env.name as string | undefined) ?? '';
+    if (envName === '') errors.push(`${at}.env[${j}].name: Required value`);
+    else if (envName.includes('=')) errors.push(`${at}.env[${j}].name: Invalid value: ${JSON.stringify(envName)}: must not contain '='`);
     if (env.value && env.valueFrom !== undefined) {
       errors.push(`${at}.env[${j}].valueFrom: Invalid value: may not be specified when \`value\` is not empty`);
     }
   });
   (c.volumeMounts ?? []).forEach((mount, j) => {
-    if (!volumes.has(mount.name)) errors.push(`${at}.volumeMounts[${j}].name: Not found: ${JSON.stringify(mount.name)}`);
-    if (mount.mountPath === '') errors.push(`${at}.volumeMounts[${j}].mountPath: Required value`);
+    const mountName = (mount.name as string | undefined) ?? '';
+    if (mountName === '') errors.push(`${at}.volumeMounts[${j}].name: Required value`);
+    else if (!volumes.has(mountName)) errors.push(`${at}.volumeMounts[${j}].name: Not found: ${JSON.stringify(mountName)}`);
+    if (((mount.mountPath as string | undefined) ?? '') === '') errors.push(`${at}.volumeMounts[${j}].mountPath: Required value`);
   });
   validateResources(c, at, errors);
   const probes = [['livenessProbe', c.livenessProbe], ['readinessProbe', c.readinessProbe], ['startupProbe', c.startupProbe]] as const;
