@@ -69,4 +69,24 @@ describe('coalescePodSets()', () => {
     expect(pending?.changes?.base).toBe(first);
     expect(pending?.changes?.keys.size).toBe(10);
   });
+
+  it('drops the change keys once they outnumber the pods of both snapshots: pods come and go, memory stays bounded (D16)', () => {
+    // Short-lived pods with unique names (Jobs) while the consumer is stalled: each adds a key, and none stays.
+    const base = chain(5).snapshots[5]!;
+    let pods = base;
+    let pending: PodSetUpdate | undefined;
+    for (let i = 0; i < 100; i++) {
+      const key = `default/job-${i}`;
+      for (const step of ['add', 'delete'] as const) {
+        const before = pods;
+        pods = step === 'add' ? pods.with(key, makePod(`job-${i}`)) : pods.without(key);
+        const next: PodSetUpdate = { source: 'api', op: 'SET', pods, changes: { base: before, keys: new Set([key]) } };
+        pending = pending === undefined ? next : coalescePodSets(pending, next);
+        // A full diff of the two snapshots costs no more than their pods: more keys than that are not kept.
+        expect(pending.changes?.keys.size ?? 0).toBeLessThanOrEqual(base.size + pods.size + 1);
+      }
+    }
+    expect(pending?.pods).toBe(pods);
+    expect(pending?.changes).toBeUndefined();
+  });
 });
