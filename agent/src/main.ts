@@ -40,6 +40,7 @@ export async function createAgent(config: AgentConfig, o: CreateAgentOptions): P
   if (cluster === undefined) o.logger.info({}, 'no kubeconfig and not in a cluster: standalone mode, no apiserver source');
   const container = new Container();
   const built = new StartupResources();
+  // A library caller's handler objects too: the reconciler would have closed them at shutdown as well.
   built.handlers.push(...(o.handlers ?? []));
   try {
     await container.load(
