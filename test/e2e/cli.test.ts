@@ -35,14 +35,18 @@ describe('podconfig-agent command line', () => {
 
   it('runs with no pod source and no status server until it is stopped, then exits 0', async () => {
     const child = spawn(process.execPath, [AGENT_BIN, '--status-address', 'off'], { env: { ...process.env, KUBECONFIG: '' }, stdio: ['ignore', 'pipe', 'ignore'] });
-    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-    let started = false;
-    createInterface({ input: child.stdout }).on('line', (line) => { if (line.includes('reconciler started')) started = true; });
-    await eventually(async () => (started ? true : undefined), 15_000, 'the reconciler to start');
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(child.exitCode).toBe(null); // exited by itself before: 13, an unsettled top-level await
-    child.kill('SIGTERM');
-    expect((await exited)[0]).toBe(0);
+    try {
+      const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+      let started = false;
+      createInterface({ input: child.stdout }).on('line', (line) => { if (line.includes('reconciler started')) started = true; });
+      await eventually(async () => (started ? true : undefined), 15_000, 'the reconciler to start');
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(child.exitCode).toBe(null); // exited by itself before: 13, an unsettled top-level await
+      child.kill('SIGTERM');
+      expect((await exited)[0]).toBe(0);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
   });
 
   it('starts on a kubeadm-written kubelet config, whose frequencies are 0s (unset)', async () => {
@@ -52,13 +56,17 @@ describe('podconfig-agent command line', () => {
       'httpCheckFrequency: 0s', 'nodeStatusUpdateFrequency: 0s', `staticPodPath: ${tmp.path}`, '',
     ].join('\n'));
     const child = spawn(process.execPath, [AGENT_BIN, '--config', config, '--status-address', 'off'], { env: { ...process.env, KUBECONFIG: '' }, stdio: ['ignore', 'pipe', 'ignore'] });
-    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-    let started = false;
-    createInterface({ input: child.stdout }).on('line', (line) => { if (line.includes('reconciler started')) started = true; });
-    await eventually(async () => (started || child.exitCode !== null ? true : undefined), 15_000, 'the agent to start');
-    expect(child.exitCode).toBe(null);
-    child.kill('SIGTERM');
-    expect((await exited)[0]).toBe(0);
+    try {
+      const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+      let started = false;
+      createInterface({ input: child.stdout }).on('line', (line) => { if (line.includes('reconciler started')) started = true; });
+      await eventually(async () => (started || child.exitCode !== null ? true : undefined), 15_000, 'the agent to start');
+      expect(child.exitCode).toBe(null);
+      child.kill('SIGTERM');
+      expect((await exited)[0]).toBe(0);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
   });
 
   it('exits 2 for an invalid config file value, naming the field and the file', async () => {

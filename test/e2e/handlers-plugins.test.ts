@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -34,6 +34,17 @@ interface PodsBody {
   sync: { name: string; uid: string; handlers: Record<string, { lastResult?: string; lastCall?: string }> }[];
 }
 
+/** The exit code of `child`; killed after `ms` if it has not exited, so a hang fails the test and leaves no process. */
+async function exitCodeOf(child: ChildProcess, ms = 20_000): Promise<number | null> {
+  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+  try {
+    const [code] = (await once(child, 'close')) as [number | null];
+    return code;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Runs the built agent expecting it to exit by itself; resolves with its exit code and output. */
 async function runToExit(args: readonly string[], cwd: string): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, [AGENT_BIN, '--status-address', 'off', ...args], {
@@ -42,8 +53,7 @@ async function runToExit(args: readonly string[], cwd: string): Promise<{ code: 
   let output = '';
   child.stdout.on('data', (b: Buffer) => { output += b.toString(); });
   child.stderr.on('data', (b: Buffer) => { output += b.toString(); });
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, output };
+  return { code: await exitCodeOf(child), output };
 }
 
 describe('podconfig-agent handler plugins', () => {
@@ -171,8 +181,7 @@ describe('podconfig-agent handler plugins', () => {
         const child = spawn(process.execPath, [AGENT_BIN, '--status-address', `127.0.0.1:${port}`, '--node-name', NODE, '--handler', './holder.mjs'], {
           cwd: tmp.path, env: { ...process.env, KUBECONFIG: '' }, stdio: 'ignore',
         });
-        const [code] = (await once(child, 'close')) as [number | null];
-        expect(code).toBe(1);
+        expect(await exitCodeOf(child)).toBe(1);
         expect(existsSync(join(tmp.path, 'closed.txt'))).toBe(true);
       } finally {
         taken.close();
