@@ -178,6 +178,15 @@ describe(ExecSyncHandler.name, () => {
       process.kill(daemon, 'SIGKILL');
     });
 
+    it('counts an exit 0 as success though its background process holds the output past the timeout, and leaves it alone', async () => {
+      const command = await script('daemon.sh', 'sleep 30 &\necho $! > "$OUT/daemon.pid"\nexit 0');
+      // The pipes drain for up to 1 s after the exit: a 300 ms timeout falls inside it.
+      await handler({ command, timeoutMs: 300 }).syncPod({ type: 'create', pod: makePod('a'), source: 'file', attempt: 1 }, signal);
+      const daemon = Number(await readFile(join(tmp.path, 'daemon.pid'), 'utf8'));
+      expect(await isRunning(daemon)).toBe(true);
+      process.kill(daemon, 'SIGKILL');
+    });
+
     it('logs stdout lines at debug and stderr lines at warn with the pod fields', async () => {
       const { logger, lines } = captureLogger();
       const command = await script('talk.sh', 'echo "out one"\necho "err one" >&2\nprintf "out two"');

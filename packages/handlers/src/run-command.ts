@@ -116,6 +116,12 @@ export function runCommand(options: RunCommandOptions, signal: AbortSignal): Pro
     });
     child.on('exit', () => {
       if (settled) return;
+      // It exited: its result stands. Neither the timeout nor an abort may now kill what it left running in the
+      // background, nor turn its exit into a timeout, while the pipes drain.
+      if (!terminating) {
+        clearTimeout(timeoutTimer);
+        signal.removeEventListener('abort', onAbort);
+      }
       drainTimer = setTimeout(() => {
         child.stdout.destroy();
         child.stderr.destroy();
