@@ -1,4 +1,6 @@
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { watch } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
@@ -125,6 +127,40 @@ describe(StateDirSyncHandler.name, () => {
       expect(await readdir(dir)).toEqual([]);
     });
 
+    it('never removes the file of a pod that replaces the killed one under the same name while the kill runs', async () => {
+      await handler.start(signal);
+      // A big old file: the kill's read of it takes long enough for the replacement's rename to land meanwhile.
+      const padding = { 'podconfig.test/padding': 'x'.repeat(2 * 1024 * 1024) };
+      for (let i = 0; i < 5; i++) {
+        const old = makePod('web', { uid: `old-${i}`, annotations: padding });
+        const replacement = makePod('web', { uid: `new-${i}` });
+        await handler.syncPod({ type: 'create', pod: old, source: 'api', attempt: 1 }, signal);
+        // The kill starts once the replacement's temp file is there: its rename comes during the kill's read.
+        const tempSeen = new Promise<void>((resolve) => {
+          const watcher = watch(dir, (_event, name) => {
+            if (name?.endsWith('.tmp') === true) {
+              watcher.close();
+              resolve();
+            }
+          });
+        });
+        const sync = handler.syncPod({ type: 'create', pod: replacement, source: 'api', attempt: 1 }, signal);
+        await tempSeen;
+        await handler.killPod({ reason: 'removed', pod: old, gracePeriodSeconds: 30, attempt: 1 }, signal);
+        await sync;
+        expect((await readPod('default', 'web')).metadata?.uid, `round ${i}`).toBe(`new-${i}`);
+      }
+    });
+
+    it('writes a pod whose file name is up to 255 bytes, and kills one whose name could never be a file', async () => {
+      await handler.start(signal);
+      const long = makePod('a'.repeat(247 - 'default_'.length)); // the file name: 247 + ".json" = 252 bytes
+      await handler.syncPod({ type: 'create', pod: long, source: 'file', attempt: 1 }, signal);
+      expect(await readdir(dir)).toEqual([`default_${long.metadata!.name!}.json`]);
+      const tooLong = makePod('b'.repeat(253));
+      await handler.killPod({ reason: 'removed', pod: tooLong, gracePeriodSeconds: 30, attempt: 1 }, signal);
+    });
+
     it('keeps a file that now holds another pod with the same name', async () => {
       await handler.start(signal);
       const replacement = makePod('web', { uid: 'new-uid' });
@@ -150,6 +186,14 @@ describe(StateDirSyncHandler.name, () => {
         { uid: 'u-web', namespace: 'default', name: 'web' },
         { uid: 'u-etcd', namespace: 'kube-system', name: 'etcd-node1' },
       ]);
+    });
+
+    it('reports only regular files with names a pod could have, so that every one it reports a kill can clear', async () => {
+      await mkdir(join(dir, 'default_sub.json'), { recursive: true });
+      execFileSync('mkfifo', [join(dir, 'default_fifo.json')]);
+      for (const name of ['default_.hidden.json', 'default_sp ace.json', 'nä_x.json']) await writeFile(join(dir, name), '{}');
+      await handler.start(signal);
+      expect(await handler.listPods(signal)).toEqual([]);
     });
 
     it('reports nothing when the directory does not exist', async () => {

@@ -17,8 +17,11 @@ export interface StateDirSyncHandlerOptions {
 
 /** `<namespace>_<name>.json`; a namespace (a DNS label) never contains `_`. */
 const POD_FILE = /^([^._][^_]*)_([^/]+)\.json$/;
-/** Our temp files: `.<namespace>_<name>.json.<12 hex>.tmp`. */
-const TEMP_FILE = /^\..+\.json\.[0-9a-f]{12}\.tmp$/;
+/**
+ * Our temp files: `.<12 hex>.tmp` (short, so that a pod file name of up to 255 bytes still has one), and
+ * `.<namespace>_<name>.json.<12 hex>.tmp` from earlier versions.
+ */
+const TEMP_FILE = /^\.(?:.+\.json\.)?[0-9a-f]{12}\.tmp$/;
 const NAMESPACE = /^[A-Za-z0-9][A-Za-z0-9.-]*$/;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -32,6 +35,12 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
   readonly name = 'state-dir';
   readonly #dir: string;
   readonly #log: Logger;
+  /**
+   * The call running for each file name. Calls for one pod never overlap, but an old pod's kill and its
+   * replacement's sync (another UID, the same name) may: the kill's check of the file's UID and its unlink
+   * must not straddle the sync's rename, or it removes the new pod's file.
+   */
+  readonly #busy = new Map<string, Promise<void>>();
 
   constructor(options: StateDirSyncHandlerOptions) {
     this.#dir = options.dir;
@@ -67,12 +76,16 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
     const file = join(this.#dir, base);
     const bytes = Buffer.from(`${JSON.stringify(pod, null, 2)}\n`);
     try {
-      const current = await readFile(file).catch((err: unknown) => {
-        if (isMissing(err)) return undefined;
-        throw err;
+      const written = await this.#exclusive(base, async () => {
+        const current = await readFile(file).catch((err: unknown) => {
+          if (isMissing(err)) return undefined;
+          throw err;
+        });
+        if (current?.equals(bytes)) return false;
+        await this.#writeAtomic(base, bytes);
+        return true;
       });
-      if (current?.equals(bytes)) return;
-      await this.#writeAtomic(base, bytes);
+      if (!written) return;
     } catch (err: unknown) {
       throw new PodConfigError('PODCONFIG_HANDLER_FAILED', `state-dir: cannot write ${file} for pod ${podRef(pod)}`, {
         cause: err,
@@ -94,18 +107,23 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
     const file = join(this.#dir, base);
     const uid = podUid(pod);
     try {
-      const current = await readFile(file, 'utf8').catch((err: unknown) => {
-        if (isMissing(err)) return undefined;
-        throw err;
+      const removed = await this.#exclusive(base, async () => {
+        const current = await readFile(file, 'utf8').catch((err: unknown) => {
+          // A name too long for a file was never written: nothing to remove.
+          if (isMissing(err) || (err as NodeJS.ErrnoException | undefined)?.code === 'ENAMETOOLONG') return undefined;
+          throw err;
+        });
+        if (current === undefined) return false;
+        const held = uidOf(current);
+        if (uid !== '' && held !== undefined && held !== uid) {
+          this.#log.debug({ pod: podRef(pod), uid, fileUid: held, file }, 'pod file belongs to another uid, kept');
+          return false;
+        }
+        await unlink(file).catch(ignoreMissing);
+        await syncDirectory(this.#dir);
+        return true;
       });
-      if (current === undefined) return;
-      const held = uidOf(current);
-      if (uid !== '' && held !== undefined && held !== uid) {
-        this.#log.debug({ pod: podRef(pod), uid, fileUid: held, file }, 'pod file belongs to another uid, kept');
-        return;
-      }
-      await unlink(file).catch(ignoreMissing);
-      await syncDirectory(this.#dir);
+      if (!removed) return;
     } catch (err: unknown) {
       throw new PodConfigError('PODCONFIG_HANDLER_FAILED', `state-dir: cannot remove ${file} for pod ${podRef(pod)}`, {
         cause: err,
@@ -116,21 +134,24 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
   }
 
   /**
-   * The pods the directory holds: namespace and name from each `<namespace>_<name>.json` (dot-files
-   * ignored), the UID from its content when it parses. A missing directory holds no pods.
+   * The pods the directory holds: namespace and name from each regular file `<namespace>_<name>.json`
+   * whose names `syncPod` could have written (dot-files, other names, directories, FIFOs ignored: a kill
+   * could not clear them, and a FIFO would block the read), the UID from its content when it parses. A
+   * missing directory holds no pods.
    */
   async listPods(signal: AbortSignal): Promise<readonly ActualPod[]> {
     signal.throwIfAborted();
     try {
-      const entries = await readdir(this.#dir).catch((err: unknown) => {
+      const entries = await readdir(this.#dir, { withFileTypes: true }).catch((err: unknown) => {
         if (isMissing(err)) return [];
         throw err;
       });
       const pods: ActualPod[] = [];
-      for (const entry of entries.sort()) {
+      for (const entry of entries.map((e) => (e.isFile() ? e.name : '')).sort()) {
         const match = POD_FILE.exec(entry);
         if (match === null) continue;
         const [, namespace = '', name = ''] = match;
+        if (!NAMESPACE.test(namespace) || !NAME.test(name)) continue;
         const text = await readFile(join(this.#dir, entry), 'utf8').catch((err: unknown) => {
           if (isMissing(err)) return undefined;
           throw err;
@@ -148,8 +169,21 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
     }
   }
 
+  /** Runs `fn` after the call running for `base`, if any, and before the next one. */
+  async #exclusive<T>(base: string, fn: () => Promise<T>): Promise<T> {
+    const before = this.#busy.get(base);
+    const run = (before ?? Promise.resolve()).then(fn);
+    const done = run.then(() => undefined, () => undefined);
+    this.#busy.set(base, done);
+    try {
+      return await run;
+    } finally {
+      if (this.#busy.get(base) === done) this.#busy.delete(base);
+    }
+  }
+
   async #writeAtomic(base: string, bytes: Buffer): Promise<void> {
-    const temp = join(this.#dir, `.${base}.${randomBytes(6).toString('hex')}.tmp`);
+    const temp = join(this.#dir, `.${randomBytes(6).toString('hex')}.tmp`);
     try {
       const handle = await open(temp, 'wx', 0o644);
       try {
