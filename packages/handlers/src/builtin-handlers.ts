@@ -37,6 +37,9 @@ const exec: SyncHandlerFactory = ({ logger, nodeName, options }) => {
   return list === undefined ? new ExecSyncHandler(base) : new ListingExecSyncHandler({ ...base, list });
 };
 
+/** Headers undici sets from the request itself, or refuses. */
+const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect', 'te', 'trailer']);
+
 const webhook: SyncHandlerFactory = async ({ logger, options }) => {
   const o = new HandlerOptions('webhook', options).allow('arg', 'url', 'headers', 'caFile', 'timeout');
   const text = o.requiredString('url', 'URL to POST to');
@@ -47,7 +50,16 @@ const webhook: SyncHandlerFactory = async ({ logger, options }) => {
     throw o.error('url', 'must be an absolute http or https URL'); // the value may hold a secret: not quoted
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw o.error('url', 'must be an absolute http or https URL');
+  try {
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
+  } catch {
+    throw o.error('url', 'has user info that is not valid percent-encoding'); // not quoted: it is a secret
+  }
   const headers = o.headers('headers');
+  // The handler frames the request itself: one of these would make every call fail.
+  const framing = headers?.find(([name]) => FRAMING_HEADERS.has(name.toLowerCase()));
+  if (framing !== undefined) throw o.error('headers', `may not set "${framing[0]}" (the handler sets the request's framing)`);
   const timeoutMs = o.duration('timeout', WEBHOOK_DEFAULT_TIMEOUT_MS);
   const caFile = o.optionalString('caFile');
   let ca: string | undefined;

@@ -3,7 +3,8 @@ import { formatDuration, MAX_TIMER_MS, parseDuration } from '@podconfig/core';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const HEADER_VALUE = /^[^\r\n\0]*$/;
+/** A field value as HTTP has it (RFC 9110): visible ASCII, space and tab, and obs-text (Latin-1) — no control characters. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /**
  * Reads and validates one handler's options (`NAME=ARG` gives `{ arg }`, a config file entry its
@@ -129,7 +130,7 @@ export class HandlerOptions {
     }
     pairs.forEach(([name, v], index) => {
       if (!HEADER_NAME.test(name)) throw this.error(key, `entry ${index} has an invalid header name`);
-      if (!HEADER_VALUE.test(v)) throw this.error(key, `entry ${index} ("${name}") has a value with CR, LF or NUL`);
+      if (!HEADER_VALUE.test(v)) throw this.error(key, `entry ${index} ("${name}") has a value with a control character or a character outside Latin-1`);
     });
     return pairs;
   }

@@ -117,6 +117,18 @@ describe(WebhookSyncHandler.name, () => {
       expect((err as Error).message).toContain('timed out after 200 ms');
     });
 
+    it('takes a 2xx status as delivered though the body trickles on: the call lasts no longer than timeoutMs', async () => {
+      const server = await serve((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        const drip = setInterval(() => res.write('.'), 50); // each chunk within the body timeout, never ending
+        res.on('close', () => clearInterval(drip));
+      });
+      const started = Date.now();
+      await webhook({ url: new URL(`${server.origin}/hook`), timeoutMs: 300 })
+        .syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal);
+      expect(Date.now() - started).toBeLessThan(5_000); // it hung until the reconciler's own timeout before
+    });
+
     it('returns without an error when the signal aborts mid-request', async () => {
       let arrived!: () => void;
       const arrival = new Promise<void>((resolve) => (arrived = resolve));
@@ -216,6 +228,20 @@ describe(WebhookSyncHandler.name, () => {
   });
 
   describe('close()', () => {
+    it('ends the requests in flight when close()\'s signal aborts', async () => {
+      let arrived!: () => void;
+      const arrival = new Promise<void>((resolve) => (arrived = resolve));
+      const server = await serve(() => arrived()); // never answers
+      const handler = new WebhookSyncHandler({ url: new URL(`${server.origin}/hook`), logger: pino({ level: 'silent' }) });
+      const call = handler.syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal).then(() => 'ok', (e: unknown) => e);
+      await arrival;
+      const controller = new AbortController();
+      const closed = handler.close(controller.signal);
+      controller.abort();
+      await closed;
+      expect(await call).toMatchObject({ code: 'PODCONFIG_HANDLER_FAILED' }); // it stayed pending before
+    });
+
     it('closes the pool, after which calls fail', async () => {
       const server = await serve(status(200));
       const handler = new WebhookSyncHandler({ url: new URL(`${server.origin}/hook`), logger: pino({ level: 'silent' }) });

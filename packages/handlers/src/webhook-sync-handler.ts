@@ -38,6 +38,8 @@ const TLS_ERRORS = new Set([
   'CERT_UNTRUSTED', 'CERT_REVOKED', 'ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_SSL_WRONG_VERSION_NUMBER',
 ]);
 const TIMEOUT_ERRORS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+/** How much of a response body is read (and dropped) before the connection is given up: undici's default. */
+const DUMP_LIMIT_BYTES = 128 * 1024;
 
 /**
  * POSTs `{ op, pod, source | reason, gracePeriodSeconds }` as JSON to a URL for every call, over
@@ -53,6 +55,11 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
   readonly #timeoutMs: number;
   readonly #agent: Agent;
   readonly #log: Logger;
+  /**
+   * Aborted when close()'s signal aborts: every request listens to it. undici's destroy() after close() leaves
+   * the requests in flight running; an aborted request signal ends them.
+   */
+  readonly #closing = new AbortController();
 
   constructor(options: WebhookSyncHandlerOptions) {
     const url = new URL(options.url);
@@ -91,9 +98,11 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
   /** Closes the connection pool; on abort, destroys it (in-flight requests fail). */
   async close(signal: AbortSignal): Promise<void> {
     const onAbort = (): void => {
+      this.#closing.abort(signal.reason);
       this.#agent.destroy().catch(ignore);
     };
     if (signal.aborted) {
+      this.#closing.abort(signal.reason);
       await this.#agent.destroy();
       return;
     }
@@ -117,16 +126,19 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
         dispatcher: this.#agent,
         headers: this.#headers,
         body: JSON.stringify(payload),
-        signal,
+        signal: AbortSignal.any([signal, this.#closing.signal]),
         headersTimeout: this.#timeoutMs,
         bodyTimeout: this.#timeoutMs,
       });
       status = response.statusCode;
-      await response.body.dump();
+      // The status decides. The rest of the body is read and dropped for at most timeoutMs: undici's bodyTimeout
+      // bounds only the gap between chunks, and a server that trickles its body must not hold the call.
+      await response.body.dump({ limit: DUMP_LIMIT_BYTES, signal: AbortSignal.timeout(this.#timeoutMs) }).catch(ignore);
     } catch (err: unknown) {
       if (signal.aborted) return;
       throw this.#transportError(err, what);
     }
+    if (signal.aborted) return;
     if (status < 200 || status > 299) {
       throw new PodConfigError('PODCONFIG_HANDLER_FAILED', `webhook ${this.#where} answered ${status} for ${what}`, {
         retryable: true,
@@ -153,5 +165,5 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
 }
 
 function ignore(): void {
-  // destroy() after an abort: nothing left to report.
+  // destroy() after an abort, a body cut short after its status: nothing left to report.
 }
