@@ -33,20 +33,29 @@ describe('podconfig-agent command line', () => {
     expect(r.stdout).toBe('');
   });
 
-  it('runs with no pod source and no status server until it is stopped, then exits 0', async () => {
-    const child = spawn(process.execPath, [AGENT_BIN, '--status-address', 'off'], { env: { ...process.env, KUBECONFIG: '' }, stdio: ['ignore', 'pipe', 'ignore'] });
+  /**
+   * Runs the built agent until its reconciler has started and `holdMs` more, then stops it with SIGTERM.
+   * Resolves with whether it was still running then, and its exit code; it is killed if a step fails.
+   */
+  async function startThenStop(args: readonly string[], holdMs = 0): Promise<{ running: boolean; code: number | null }> {
+    const child = spawn(process.execPath, [AGENT_BIN, ...args], { env: { ...process.env, KUBECONFIG: '' }, stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
       let started = false;
       createInterface({ input: child.stdout }).on('line', (line) => { if (line.includes('reconciler started')) started = true; });
-      await eventually(async () => (started ? true : undefined), 15_000, 'the reconciler to start');
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      expect(child.exitCode).toBe(null); // exited by itself before: 13, an unsettled top-level await
+      await eventually(async () => (started || child.exitCode !== null ? true : undefined), 15_000, 'the reconciler to start');
+      await new Promise((resolve) => setTimeout(resolve, holdMs));
+      const running = child.exitCode === null;
       child.kill('SIGTERM');
-      expect((await exited)[0]).toBe(0);
+      return { running, code: (await exited)[0] };
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
+  }
+
+  it('runs with no pod source and no status server until it is stopped, then exits 0', async () => {
+    // It exited by itself before: 13, an unsettled top-level await.
+    expect(await startThenStop(['--status-address', 'off'], 1_000)).toEqual({ running: true, code: 0 });
   });
 
   it('starts on a kubeadm-written kubelet config, whose frequencies are 0s (unset)', async () => {
@@ -55,18 +64,7 @@ describe('podconfig-agent command line', () => {
       'apiVersion: kubelet.config.k8s.io/v1beta1', 'kind: KubeletConfiguration', 'syncFrequency: 0s', 'fileCheckFrequency: 0s',
       'httpCheckFrequency: 0s', 'nodeStatusUpdateFrequency: 0s', `staticPodPath: ${tmp.path}`, '',
     ].join('\n'));
-    const child = spawn(process.execPath, [AGENT_BIN, '--config', config, '--status-address', 'off'], { env: { ...process.env, KUBECONFIG: '' }, stdio: ['ignore', 'pipe', 'ignore'] });
-    try {
-      const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-      let started = false;
-      createInterface({ input: child.stdout }).on('line', (line) => { if (line.includes('reconciler started')) started = true; });
-      await eventually(async () => (started || child.exitCode !== null ? true : undefined), 15_000, 'the agent to start');
-      expect(child.exitCode).toBe(null);
-      child.kill('SIGTERM');
-      expect((await exited)[0]).toBe(0);
-    } finally {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }
+    expect(await startThenStop(['--config', config, '--status-address', 'off'])).toEqual({ running: true, code: 0 });
   });
 
   it('exits 2 for an invalid config file value, naming the field and the file', async () => {
