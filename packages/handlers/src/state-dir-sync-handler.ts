@@ -147,7 +147,7 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
         throw err;
       });
       const pods: ActualPod[] = [];
-      for (const entry of entries.map((e) => (e.isFile() ? e.name : '')).sort()) {
+      for (const entry of entries.filter((e) => e.isFile()).map((e) => e.name).sort()) {
         const match = POD_FILE.exec(entry);
         if (match === null) continue;
         const [, namespace = '', name = ''] = match;

@@ -117,16 +117,15 @@ describe(WebhookSyncHandler.name, () => {
       expect((err as Error).message).toContain('timed out after 200 ms');
     });
 
-    it('takes a 2xx status as delivered though the body trickles on: the call lasts no longer than timeoutMs', async () => {
+    it('takes a 2xx status as delivered though the body trickles on: the call ends after timeoutMs of body', async () => {
       const server = await serve((_req, res) => {
         res.writeHead(200, { 'content-type': 'text/plain' });
         const drip = setInterval(() => res.write('.'), 50); // each chunk within the body timeout, never ending
         res.on('close', () => clearInterval(drip));
       });
-      const started = Date.now();
-      await webhook({ url: new URL(`${server.origin}/hook`), timeoutMs: 300 })
-        .syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal);
-      expect(Date.now() - started).toBeLessThan(5_000); // it hung until the reconciler's own timeout before
+      // The call's own signal never aborts: before, the call hung as long as the server dripped (here: for ever).
+      await expect(webhook({ url: new URL(`${server.origin}/hook`), timeoutMs: 300 })
+        .syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal)).resolves.toBeUndefined();
     });
 
     it('returns without an error when the signal aborts mid-request', async () => {
