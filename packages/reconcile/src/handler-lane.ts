@@ -51,6 +51,17 @@ const RETRY_JITTER = 0.5;
 // Failures in a row logged at warn; later ones at debug until the next success (house style: throttle repeats).
 const WARN_FAILURES = 3;
 
+/**
+ * The pod a kill is of: the pod as the handler last ran it when that was under another full name (a rename, or
+ * a kill owed before a create), so that the kill names what the handler runs; else the latest desired version.
+ */
+function killedPod(worker: PodWorker): Pod {
+  const running = worker.runningPod;
+  const pod = worker.record.pod;
+  if (running === undefined || running === pod) return pod;
+  return worker.createAfterKill || podFullName(running) !== podFullName(pod) ? running : pod;
+}
+
 /** A handler call's log fields: built only when a line is written (most calls write none). */
 function callFields(pod: Pod, call: CallKind, item: WorkItem): { pod: string; uid: string; call: CallKind; attempt: number } {
   return { pod: podRef(pod), uid: podUid(pod), call, attempt: item.attempt };
@@ -99,10 +110,11 @@ export class HandlerLane {
   /** The desired pod changed (or is new): owe the handler a sync of `type`. */
   sync(record: PodRecord, type: SyncPodType): void {
     const worker = this.#worker(record);
-    if (this.#runsUnderAnotherName(worker)) {
+    if (this.#runsUnderAnotherName(worker) || this.#runsUnderNameOwnedByAnother(worker)) {
       // A static pod renamed under its UID (D14: REMOVE, then ADD): the handler may run it under its old
       // full name, which it leaves by a kill before it claims the new one (§6.6), as the kubelet kills and
       // starts it again. The REMOVE's kill is owed or running; else (a kill deferred by readiness) one is owed.
+      // So is a pod the handler ran as an API pod that is now static under a name another static pod owns.
       worker.createAfterKill = true;
       if (worker.pending?.kind !== 'kill' && worker.current?.kind !== 'kill') {
         this.#submit(worker, { kind: 'kill', reason: 'removed', gracePeriodSeconds: gracePeriodSeconds(worker.runningPod ?? record.pod), attempt: 1 });
@@ -125,7 +137,7 @@ export class HandlerLane {
       this.#drop(worker);
       return;
     }
-    this.#submit(worker, { kind: 'kill', reason, gracePeriodSeconds: gracePeriodSeconds(record.pod), attempt: 1 });
+    this.#submit(worker, { kind: 'kill', reason, gracePeriodSeconds: gracePeriodSeconds(killedPod(worker)), attempt: 1 });
   }
 
   /** The pod is not desired but its kill must wait (readiness): stop syncing it meanwhile. */
@@ -183,12 +195,11 @@ export class HandlerLane {
     worker.attempt = item.attempt;
     worker.lastCallTime = started;
     const record = worker.record;
-    // Shared, not copied: the record's pod is deep-frozen (the reconciler freezes what it takes in). A kill
-    // owed by a rename is of the pod under the name the handler runs it under.
-    const pod = item.kind === 'kill' && worker.createAfterKill && worker.runningPod !== undefined ? worker.runningPod : record.pod;
+    // Shared, not copied: the record's pod is deep-frozen (the reconciler freezes what it takes in).
+    const pod = item.kind === 'kill' ? killedPod(worker) : record.pod;
     if (item.kind === 'sync') {
       worker.mayRun = true;
-      if (record.isStatic) worker.runningPod = pod;
+      worker.runningPod = pod;
     }
     if (this.#log.isLevelEnabled('debug')) this.#log.debug(callFields(pod, kind, item), 'handler call');
 
@@ -327,8 +338,9 @@ export class HandlerLane {
   #mayStart(worker: PodWorker): boolean {
     if (!worker.record.isStatic) {
       // Its UID now comes from the apiserver (API pods are not gated): it stops waiting for a name it wanted as
-      // a static pod (a name it owns, it keeps until killed, as the kubelet's pod workers do).
-      if (worker.gate === 'waiting') this.#releaseGate(worker);
+      // a static pod, and gives up one it owns but does not run under; one it runs under, it keeps until
+      // killed, as the kubelet's pod workers do.
+      if (worker.gate === 'waiting' || (worker.gate === 'owner' && !this.#runsUnder(worker, worker.gateName))) this.#releaseGate(worker);
       return true;
     }
     const name = podFullName(worker.record.pod);
@@ -356,6 +368,24 @@ export class HandlerLane {
     const running = worker.runningPod;
     return running !== undefined && (worker.mayRun || worker.inFlight) && worker.record.pod !== running &&
       podFullName(running) !== podFullName(worker.record.pod);
+  }
+
+  /**
+   * A static pod the handler may run under its full name without owning that name, which another static pod
+   * owns: it ran as an API pod (not gated) before its UID came from a static source.
+   */
+  #runsUnderNameOwnedByAnother(worker: PodWorker): boolean {
+    if (!worker.record.isStatic || worker.gate === 'owner') return false;
+    const name = podFullName(worker.record.pod);
+    if (!this.#runsUnder(worker, name)) return false;
+    const owner = this.#gate.owner(name);
+    return owner !== undefined && owner !== worker;
+  }
+
+  /** The handler may run the worker's pod under `fullName`. */
+  #runsUnder(worker: PodWorker, fullName: string | undefined): boolean {
+    const running = worker.runningPod;
+    return running !== undefined && (worker.mayRun || worker.inFlight) && podFullName(running) === fullName;
   }
 
   #releaseGate(worker: PodWorker): void {

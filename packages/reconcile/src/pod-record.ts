@@ -14,6 +14,12 @@ export interface PodRecord {
   isStatic: boolean;
   /** The source that last sent it; undefined for an orphan no source wants. */
   source: SourceName | undefined;
+  /**
+   * Other sources that list the same UID too (a manifest with a pinned `metadata.uid` in two places), each
+   * with the version it last sent: when `source` drops the pod, the next of them owns it. Almost always
+   * undefined.
+   */
+  alsoFrom: Map<SourceName, Pod> | undefined;
   /** A source wants it. False after a REMOVE, and for orphans. */
   desired: boolean;
   /** REMOVEd, but the kill waits for readiness (spec §6.5, D10). */

@@ -23,8 +23,9 @@ export class PodWorker implements TimerListEntry<PodWorker>, QueueEntry<PodWorke
   gate: 'none' | 'owner' | 'waiting' = 'none';
   gateName: string | undefined;
   /**
-   * Static pods only: the pod its last sync started with, while the handler may run it. Its full name is
-   * the one the handler runs it under, which a rename under the same UID (D14) leaves behind.
+   * The pod its last sync started with, while the handler may run it. Its full name is the one the handler
+   * runs it under, which a rename under the same UID (D14), or a UID passing between the apiserver and a
+   * static source, leaves behind.
    */
   runningPod: Pod | undefined;
   /** Renamed while the handler may run it under its old full name: a kill under that name is owed first, then a create. */

@@ -710,6 +710,95 @@ describe(Reconciler.name, () => {
       await h.stop();
     });
 
+    it('keeps a pod that another source still lists when the source that sent it last removes it', async () => {
+      const handler = new TestHandler('h');
+      const h = start({ handlers: [handler], clock: new ManualClock(), sources: ['file', 'http'] });
+      // The same pinned UID in a manifest file and behind the manifest URL, first under the same name.
+      await h.feed.push('file', 'ADD', [pod('a', { uid: 'pinned', v: 1 })]);
+      await h.feed.push('http', 'ADD', [pod('a', { uid: 'pinned', source: 'http', v: 2 })]);
+      await h.feed.push('http', 'REMOVE', [pod('a', { uid: 'pinned', source: 'http', v: 2 })]);
+      await handler.ended.count(3);
+      expect(handler.calls.items.map((c) => `${c.type}:${c.name}:v${version(c)}`)).toEqual(['create:a:v1', 'create:a:v2', 'update:a:v1']);
+      expect(h.reconciler.pods()).toMatchObject([{ uid: 'pinned', source: 'file', desired: true }]);
+      // Then under two names: leaving the URL's name is a rename back to the file's (killed under the old name first).
+      await h.feed.push('http', 'ADD', [pod('b', { uid: 'pinned', source: 'http', v: 3 })]);
+      await handler.ended.count(5);
+      await h.feed.push('http', 'REMOVE', [pod('b', { uid: 'pinned', source: 'http', v: 3 })]);
+      await handler.ended.count(7);
+      expect(handler.calls.items.slice(3).map((c) => `${c.type}:${c.name}`)).toEqual(['removed:a', 'create:b', 'removed:b', 'create:a']);
+      // A REMOVE from a source that is not the latest sender drops only that source's claim.
+      await h.feed.push('http', 'ADD', [pod('a', { uid: 'pinned', source: 'http', v: 4 })]);
+      await h.feed.push('file', 'REMOVE', [pod('a', { uid: 'pinned', v: 1 })]);
+      await h.feed.push('http', 'REMOVE', [pod('a', { uid: 'pinned', source: 'http', v: 4 })]);
+      await handler.ended.count(9);
+      expect(handler.calls.items.slice(7).map((c) => `${c.type}:${c.name}`)).toEqual(['update:a', 'removed:a']);
+      expect(h.reconciler.pods()).toEqual([]);
+      expect(handler.overlaps).toBe(0);
+      await h.stop();
+    });
+
+    it('kills a renamed static pod under the name it runs under even when the REMOVE comes while that kill is failing (§6.6)', async () => {
+      const clock = new ManualClock();
+      // Every first attempt of a kill under a fails: the handler still runs the pod as a.
+      const handler = new TestHandler('h', (call) => {
+        if (call.op === 'kill' && call.name === 'a' && call.attempt === 1) throw new Error('runtime hiccup');
+      });
+      const h = start({ handlers: [handler], clock, sources: ['file', 'http'], retry: { initialMs: 1_000, maxMs: 1_000 } });
+      await h.feed.push('http', 'ADD', [pod('a', { uid: 'pinned', source: 'http' })]);
+      await h.feed.push('http', 'REMOVE', [pod('a', { uid: 'pinned', source: 'http' })]);
+      await h.feed.push('http', 'ADD', [pod('b', { uid: 'pinned', source: 'http' })]); // renamed a → b
+      await h.feed.push('http', 'REMOVE', [pod('b', { uid: 'pinned', source: 'http' })]); // then dropped
+      await h.feed.push('file', 'ADD', [pod('a', { uid: 'next' })]); // another static pod wants a
+      await handler.ended.count(4);
+      expect(h.reconciler.pods().find((p) => p.uid === 'next')!.handlers).toMatchObject({ h: { state: 'waiting-for-name' } });
+      clock.advance(1_500);
+      await handler.ended.count(6);
+      // The rename's kill and the REMOVE's each start again at attempt 1; all are under a, where the pod runs.
+      expect(handler.calls.items.map((c) => `${c.uid}:${c.type}:${c.name}:${c.attempt}`)).toEqual([
+        'pinned:create:a:1', 'pinned:removed:a:1', 'pinned:removed:a:1', 'pinned:removed:a:1', 'pinned:removed:a:2', 'next:create:a:1',
+      ]);
+      await h.stop();
+    });
+
+    it('gives up a full name a queued static pod claimed when its UID comes from the apiserver under another name', async () => {
+      // One slot, held by the first pod's sync: the second pod's sync is queued, its name claimed.
+      const handler = new TestHandler('h', (call) => (call.uid === 'x' && call.op === 'sync' ? new Promise<void>((resolve) => { call.finish = resolve; }) : undefined));
+      const h = start({ handlers: [handler], clock: new ManualClock(), sources: ['file', 'http', 'api'], concurrency: 1 });
+      await h.feed.push('file', 'ADD', [pod('b', { uid: 'x' }), pod('c', { uid: 'w' })]);
+      await handler.calls.count(1);
+      await h.feed.push('api', 'ADD', [pod('b', { uid: 'w', source: 'api' })]);
+      await h.feed.push('file', 'REMOVE', [pod('b', { uid: 'x' }), pod('c', { uid: 'w' })]);
+      await h.feed.push('http', 'ADD', [pod('c', { uid: 'v', source: 'http' })]);
+      handler.calls.items[0]!.finish();
+      await handler.ended.count(4);
+      expect(handler.calls.items.map((c) => `${c.uid}:${c.type}:${c.name}`).sort()).toEqual(['v:create:c', 'w:create:b', 'x:create:b', 'x:removed:b']);
+      expect(h.reconciler.pods().map((p) => `${p.uid}:${p.handlers['h']?.state}`).sort()).toEqual(['v:idle', 'w:idle']);
+      await h.stop();
+    });
+
+    it('kills a pod the handler ran as an API pod before it runs as a static pod under another name or under one another pod owns', async () => {
+      const handler = new TestHandler('h');
+      const h = start({ handlers: [handler], clock: new ManualClock(), sources: ['file', 'http', 'api'] });
+      // A manifest with the UID of an API pod (copied from `kubectl get -o yaml`), under another name.
+      await h.feed.push('api', 'ADD', [pod('a', { uid: 'u', source: 'api' })]);
+      await h.feed.push('file', 'ADD', [pod('b', { uid: 'u' })]);
+      await handler.ended.count(3);
+      expect(handler.calls.items.map((c) => `${c.uid}:${c.type}:${c.name}`)).toEqual(['u:create:a', 'u:removed:a', 'u:create:b']);
+      // Under the same name as a static pod that owns it: killed, then it waits for the name.
+      await h.feed.push('http', 'ADD', [pod('c', { uid: 'owner', source: 'http' })]);
+      await h.feed.push('api', 'ADD', [pod('c', { uid: 'w', source: 'api', v: 1 })]);
+      await handler.ended.count(5);
+      await h.feed.push('file', 'ADD', [pod('c', { uid: 'w', v: 2 })]);
+      await handler.ended.count(6);
+      expect(handler.calls.items.slice(3).map((c) => `${c.uid}:${c.type}:${c.name}:v${version(c)}`)).toEqual(['owner:create:c:v1', 'w:create:c:v1', 'w:removed:c:v1']);
+      expect(h.reconciler.pods().find((p) => p.uid === 'w')!.handlers).toMatchObject({ h: { state: 'waiting-for-name' } });
+      await h.feed.push('http', 'REMOVE', [pod('c', { uid: 'owner', source: 'http' })]);
+      await handler.ended.count(8);
+      expect(handler.calls.items.slice(6).map((c) => `${c.uid}:${c.type}:${c.name}:v${version(c)}`)).toEqual(['owner:removed:c:v1', 'w:create:c:v2']);
+      expect(handler.overlaps).toBe(0);
+      await h.stop();
+    });
+
     /**
      * One file pod created at the clock's start (syncFrequency 60 s), with its resync timer armed for
      * `resyncMs`: 60 s × (1 + 0.5 × the jitter `random` gives in 1 % steps), 67.5 s by default (0.25).

@@ -383,10 +383,17 @@ export class Reconciler {
       const key = recordKey(pod);
       let record = this.#pods.get(key);
       if (record === undefined) {
-        record = { key, pod, isStatic: isStaticPod(pod), source: update.source, desired: true, killDeferred: false, workers: this.#workerSlots() };
+        record = { key, pod, isStatic: isStaticPod(pod), source: update.source, alsoFrom: undefined, desired: true, killDeferred: false, workers: this.#workerSlots() };
         this.#pods.set(key, record);
       } else {
         if (record.killDeferred && record.source !== undefined) this.#deferred.get(record.source)?.delete(key);
+        if (record.desired && record.source !== undefined && record.source !== update.source) {
+          // Another source lists this UID too, and still does (it has not REMOVEd it): it takes over again if
+          // this one drops it.
+          record.alsoFrom ??= new Map();
+          record.alsoFrom.set(record.source, record.pod);
+        }
+        record.alsoFrom?.delete(update.source);
         record.pod = pod;
         record.isStatic = isStaticPod(pod);
         record.source = update.source;
@@ -403,7 +410,21 @@ export class Reconciler {
     if (record === undefined || !record.desired) return;
     if (record.source !== source) {
       // The same UID is wanted by another source now: that source's REMOVE will come if it drops it.
+      record.alsoFrom?.delete(source);
       this.#log.debug({ pod: podRef(pod), uid: podUid(pod), source, owner: record.source }, 'REMOVE from a source that no longer owns the pod; ignored');
+      return;
+    }
+    const next = lastEntry(record.alsoFrom);
+    if (next !== undefined) {
+      // Another source still lists the UID: its version is the desired pod now (a different full name is a
+      // rename, which the lanes kill under the old name first).
+      const [nextSource, nextPod] = next;
+      record.alsoFrom!.delete(nextSource);
+      record.pod = nextPod;
+      record.isStatic = isStaticPod(nextPod);
+      record.source = nextSource;
+      this.#log.info({ pod: podRef(nextPod), uid: podUid(nextPod), source: nextSource, removedBy: source }, 'pod removed by one source is still listed by another');
+      for (const lane of this.#lanes) lane.sync(record, 'update');
       return;
     }
     record.pod = pod;
@@ -541,7 +562,7 @@ export class Reconciler {
         continue;
       }
       if (record === undefined) {
-        record = { key, pod: orphanPod(actual), isStatic: false, source: undefined, desired: false, killDeferred: false, workers: this.#workerSlots() };
+        record = { key, pod: orphanPod(actual), isStatic: false, source: undefined, alsoFrom: undefined, desired: false, killDeferred: false, workers: this.#workerSlots() };
         this.#pods.set(key, record);
       }
       orphans += 1;
@@ -598,4 +619,11 @@ function positive(name: string, value: number): number {
 function nonNegative(name: string, value: number): number {
   if (!(value >= 0) || !Number.isFinite(value)) throw new ConfigInvalidError(`${name} must be a non-negative number of milliseconds, got ${value}`);
   return value;
+}
+
+/** The entry set last (Maps iterate in insertion order), or undefined for none. */
+function lastEntry<K, V>(map: ReadonlyMap<K, V> | undefined): [K, V] | undefined {
+  let last: [K, V] | undefined;
+  if (map !== undefined) for (const entry of map) last = entry;
+  return last;
 }
