@@ -63,8 +63,9 @@ function killedPod(worker: PodWorker): Pod {
 }
 
 /** A handler call's log fields: built only when a line is written (most calls write none). */
-function callFields(pod: Pod, call: CallKind, item: WorkItem): { pod: string; uid: string; call: CallKind; attempt: number } {
-  return { pod: podRef(pod), uid: podUid(pod), call, attempt: item.attempt };
+function callFields(pod: Pod, call: CallKind, item: WorkItem): { pod: string | undefined; uid: string; call: CallKind; attempt: number } {
+  // An orphan a handler listed by UID alone has no name to show (pino leaves out an undefined field).
+  return { pod: pod.metadata?.name === undefined ? undefined : podRef(pod), uid: podUid(pod), call, attempt: item.attempt };
 }
 
 /**
