@@ -731,7 +731,7 @@ describe(Reconciler.name, () => {
       await h.feed.push('file', 'REMOVE', [pod('a', { uid: 'pinned', v: 1 })]);
       await h.feed.push('http', 'REMOVE', [pod('a', { uid: 'pinned', source: 'http', v: 4 })]);
       await handler.ended.count(9);
-      expect(handler.calls.items.slice(7).map((c) => `${c.type}:${c.name}`)).toEqual(['update:a', 'removed:a']);
+      expect(handler.calls.items.slice(7).map((c) => `${c.type}:${c.name}`)).toEqual(['create:a', 'removed:a']);
       expect(h.reconciler.pods()).toEqual([]);
       expect(handler.overlaps).toBe(0);
       await h.stop();
