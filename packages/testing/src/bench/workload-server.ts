@@ -9,6 +9,8 @@ export const wallNow = (): number => performance.timeOrigin + performance.now();
 export interface WorkloadServerOptions {
   /** Default 0 (any free port); always 127.0.0.1. */
   readonly port?: number;
+  /** For tests: waits out a session's `settleMs` instead of a timer. */
+  readonly settleWait?: (ms: number) => Promise<void>;
 }
 
 export interface WorkloadSessionOptions {
@@ -209,7 +211,8 @@ export class WorkloadServer {
     const settleMs = this.#session.settleMs ?? 0;
     if (settleMs > 0) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([new Promise((resolve) => (timer = setTimeout(resolve, settleMs))), closed]);
+      const settled = this.#o.settleWait?.(settleMs) ?? new Promise((resolve) => (timer = setTimeout(resolve, settleMs)));
+      await Promise.race([settled, closed]);
       clearTimeout(timer); // a stream closed meanwhile leaves no timer behind
       if (!alive) return;
     }
