@@ -82,10 +82,14 @@ describe('podconfig-agent with a manifest directory and a manifest URL', () => {
     expect(http.requests[0]?.['authorization']).toBe(SECRET);
     expect(http.requests[0]?.['x-extra']).toBe('a, b');
 
-    // Spec §6.6: only one of the two etcd pods is created on the handler.
-    await eventually(async () => (logCalls(a, 'create').length >= 3 ? true : undefined), 10_000, 'creates');
-    const etcdCreates = logCalls(a, 'create').filter((l) => l['pod'] === `default/etcd-${NODE}`);
-    expect(etcdCreates).toHaveLength(1);
+    // Spec §6.6: only one of the two etcd pods is created on the handler; the other waits for the name.
+    const etcdCreates = () => logCalls(a, 'create').filter((l) => l['pod'] === `default/etcd-${NODE}`);
+    await eventually(async () => {
+      const pods = await a.getJSON<{ sync: { name: string; handlers: Record<string, { state: string }> }[] }>('/pods');
+      const waiting = pods.sync.filter((p) => p.name === `etcd-${NODE}` && p.handlers['log']?.state === 'waiting-for-name');
+      return waiting.length === 1 && logCalls(a, 'create').length >= 3 ? true : undefined;
+    }, 10_000, 'three creates, and one etcd pod waiting for its name');
+    expect(etcdCreates()).toHaveLength(1);
 
     // The URL fails (500, then garbage): nothing good is lost, /sources shows the error.
     http.status = 500;
@@ -123,6 +127,7 @@ describe('podconfig-agent with a manifest directory and a manifest URL', () => {
     expect(everything).not.toContain('s3cr3t');
     expect(everything).not.toContain('query-secret');
 
+    expect(etcdCreates()).toHaveLength(1); // the second etcd pod never ran beside the first
     expect(await a.stop()).toEqual({ code: 0, signal: null });
   });
 });

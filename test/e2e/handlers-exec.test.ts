@@ -72,8 +72,7 @@ describe('podconfig-agent with the exec handler and a real shell script', () => 
   });
   afterEach(async () => {
     // SIGTERM first: the exec handler kills and reaps its running scripts on the way out.
-    await agent?.stop();
-    await agent?.kill();
+    await agent?.stopWithin();
     agent = undefined;
     await tmp.cleanup();
   });

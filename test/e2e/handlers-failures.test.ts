@@ -122,7 +122,9 @@ describe('podconfig-agent with failing, hanging and slow handlers next to a reco
     }
     // The thrower was called again for "bad" (retries), and every other call of it succeeded.
     const thrownLines = await jsonLines(thrown);
-    expect(thrownLines.filter((l) => l['threw'] === true).every((l) => l['pod'] === `default/bad-${NODE}`)).toBe(true);
+    const threw = thrownLines.filter((l) => l['threw'] === true);
+    expect(threw.length).toBeGreaterThanOrEqual(2);
+    expect(threw.every((l) => l['pod'] === `default/bad-${NODE}`)).toBe(true);
     expect(thrownLines.filter((l) => l['pod'] === `default/bad-${NODE}`).map((l) => l['attempt']).slice(0, 2)).toEqual([1, 2]);
     // The slow handler finished its calls.
     expect((await jsonLines(slow)).filter((l) => l['event'] === 'done' && l['call'] === 'create').length).toBeGreaterThanOrEqual(3);

@@ -265,7 +265,7 @@ describe('podconfig-agent with --manifest-url against a failing HTTP server', ()
   });
 
   afterAll(async () => {
-    const stopped = await started?.stop();
+    const stopped = await started?.stopWithin();
     await server.close();
     expect(stopped ?? { code: 0, signal: null }).toEqual({ code: 0, signal: null });
   });

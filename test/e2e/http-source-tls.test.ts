@@ -93,7 +93,7 @@ describe('podconfig-agent with an https:// --manifest-url', () => {
   });
 
   afterEach(async () => {
-    const stopped = await agent?.stop();
+    const stopped = await agent?.stopWithin();
     agent = undefined;
     for (const server of servers.splice(0)) await server.close();
     expect(stopped ?? { code: 0, signal: null }).toEqual({ code: 0, signal: null });

@@ -30,12 +30,7 @@ const agents: AgentProcess[] = [];
 const proxies: TcpProxy[] = [];
 
 afterEach(async () => {
-  for (const agent of agents.splice(0)) {
-    const stopped = agent.stop();
-    const timer = setTimeout(() => void agent.kill(), 10_000);
-    await stopped;
-    clearTimeout(timer);
-  }
+  for (const agent of agents.splice(0)) await agent.stopWithin();
   for (const proxy of proxies.splice(0)) await proxy.close();
 });
 

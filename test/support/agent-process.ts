@@ -95,6 +95,16 @@ export class AgentProcess {
     return this.#exited;
   }
 
+  /** `stop()`, then SIGKILL if the process is still there after `graceMs`: clean-up hooks must end. */
+  async stopWithin(graceMs = 10_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    const timer = setTimeout(() => void this.kill(), graceMs);
+    try {
+      return await this.stop();
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async kill(): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
     await this.#exited;

@@ -174,8 +174,11 @@ describe(ExecSyncHandler.name, () => {
       const command = await script('daemon.sh', 'sleep 30 &\necho $! > "$OUT/daemon.pid"\necho started\nexit 0');
       await handler({ command }).syncPod({ type: 'create', pod: makePod('a'), source: 'file', attempt: 1 }, signal);
       const daemon = Number(await readFile(join(tmp.path, 'daemon.pid'), 'utf8'));
-      expect(await isRunning(daemon)).toBe(true); // left alone: the command started it on purpose
-      process.kill(daemon, 'SIGKILL');
+      try {
+        expect(await isRunning(daemon)).toBe(true); // left alone: the command started it on purpose
+      } finally {
+        process.kill(daemon, 'SIGKILL');
+      }
     });
 
     it('counts an exit 0 as success though its background process holds the output past the timeout, and leaves it alone', async () => {
@@ -183,8 +186,11 @@ describe(ExecSyncHandler.name, () => {
       // The pipes drain for up to 1 s after the exit: a 300 ms timeout falls inside it.
       await handler({ command, timeoutMs: 300 }).syncPod({ type: 'create', pod: makePod('a'), source: 'file', attempt: 1 }, signal);
       const daemon = Number(await readFile(join(tmp.path, 'daemon.pid'), 'utf8'));
-      expect(await isRunning(daemon)).toBe(true);
-      process.kill(daemon, 'SIGKILL');
+      try {
+        expect(await isRunning(daemon)).toBe(true);
+      } finally {
+        process.kill(daemon, 'SIGKILL');
+      }
     });
 
     it('logs stdout lines at debug and stderr lines at warn with the pod fields', async () => {

@@ -175,6 +175,7 @@ describe(WebhookSyncHandler.name, () => {
       cleanups.push(() => handler.close(new AbortController().signal));
       const failed: unknown = await handler.syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal)
         .catch((e: unknown) => e);
+      expect(PodConfigError.is(failed, 'PODCONFIG_HANDLER_FAILED')).toBe(true); // the 500 path's error is what is checked below
       expect(server.requests[0]!.url).toBe('/hook?token=query-secret'); // the query is still sent
       expect(server.requests[0]!.rawHeaders).toContain('Bearer header-secret');
 
