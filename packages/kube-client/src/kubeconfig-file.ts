@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { PodConfigError } from '@podconfig/core';
 import { LineCounter, parseDocument } from 'yaml';
+import { GoYamlError, goYamlValue } from './go-yaml.js';
 
 /** A kubeconfig `cluster` stanza, decoded but not yet resolved (paths are as written). */
 export interface KubeconfigCluster {
@@ -80,19 +81,31 @@ export async function readKubeconfigFile(path: string): Promise<KubeconfigFile |
 }
 
 /**
- * Decodes kubeconfig text (apiVersion v1, kind Config; YAML 1.2 or JSON). Unknown fields are
- * ignored as client-go does; wrong types, bad base64 and duplicate names in a list are errors.
- * Error messages give the position and the field, never the content (it may hold a token).
+ * Decodes kubeconfig text (apiVersion v1, kind Config; YAML or JSON) the way kubectl does:
+ * `sigs.k8s.io/yaml` reads YAML with go-yaml v2 (YAML 1.1 scalars: `yes`/`on` are booleans,
+ * `0x1F` and `017` numbers; `<<` merge keys applied) into JSON, which `encoding/json` decodes
+ * strictly into the Config types. So string fields take only YAML strings and booleans only YAML
+ * booleans: `password: 0012345` or `insecure-skip-tls-verify: "yes"` are errors, not coerced.
+ * Unknown fields are ignored as client-go does; wrong types, bad base64 and duplicate names in a
+ * list are errors. Error messages give the position and the field, never the content (it may hold a token).
  */
 export function parseKubeconfig(text: string, path: string): KubeconfigFile {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  // failsafe: every scalar keeps its text; goYamlValue resolves plain ones as go-yaml v2 does.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, schema: 'failsafe' });
   const first = doc.errors[0];
   if (first !== undefined) {
     const { line, col } = lineCounter.linePos(first.pos[0]);
     throw kubeconfigError(path, `invalid YAML at line ${line}, column ${col} (${first.code})`);
   }
-  const root: unknown = doc.toJS({ maxAliasCount: 100 });
+  let root: unknown;
+  try {
+    root = goYamlValue(doc);
+  } catch (err: unknown) {
+    if (!(err instanceof GoYamlError)) throw err;
+    const { line, col } = lineCounter.linePos(err.offset);
+    throw kubeconfigError(path, `invalid YAML at line ${line}, column ${col}: the value ${err.problem}`);
+  }
   if (root === null || root === undefined) {
     return { path, clusters: new Map(), users: new Map(), contexts: new Map() };
   }
@@ -198,7 +211,11 @@ function compact<T extends object>(o: T): Compact<T> {
   return o;
 }
 
-/** Type checks with the field path in the error (sigs.k8s.io/yaml turns scalars into strings for string fields). */
+/**
+ * Type checks with the field path in the error, as strict as `encoding/json` decoding into
+ * client-go's Config types (which is what kubectl does after `sigs.k8s.io/yaml` turned the YAML
+ * into JSON): a string field takes a string only, a bool field a boolean only; null is unset.
+ */
 class Decoder {
   constructor(private readonly path: string) {}
 
@@ -208,21 +225,20 @@ class Decoder {
 
   object(value: unknown, at: string): Record<string, unknown> {
     if (value === null || value === undefined) return {};
-    if (typeof value !== 'object' || Array.isArray(value)) throw this.fail(at, 'expected a mapping');
+    if (typeof value !== 'object' || Array.isArray(value)) throw this.fail(at, `expected a mapping, got ${kindOf(value)}`);
     return value as Record<string, unknown>;
   }
 
   array(value: unknown, at: string): unknown[] {
     if (value === null || value === undefined) return [];
-    if (!Array.isArray(value)) throw this.fail(at, 'expected a list');
+    if (!Array.isArray(value)) throw this.fail(at, `expected a list, got ${kindOf(value)}`);
     return value;
   }
 
   /** Empty strings count as unset, as in client-go (`len(x) > 0` checks everywhere). */
   string(value: unknown, at: string): string | undefined {
     if (value === null || value === undefined) return undefined;
-    if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-    if (typeof value !== 'string') throw this.fail(at, 'expected a string');
+    if (typeof value !== 'string') throw this.fail(at, `expected a string, got ${kindOf(value)}${typeof value === 'object' ? '' : ' (quote it)'}`);
     return value === '' ? undefined : value;
   }
 
@@ -230,15 +246,11 @@ class Decoder {
     return this.array(value, at).map((v, i) => this.string(v, `${at}[${i}]`) ?? '');
   }
 
-  /** Also accepts the YAML 1.1 words Go's YAML parser reads as booleans (`yes`, `on`, …). */
+  /** A YAML boolean (`true`, and the YAML 1.1 words Go's YAML reads as booleans: `yes`, `on`, …), unquoted. */
   bool(value: unknown, at: string): boolean {
     if (value === null || value === undefined) return false;
     if (typeof value === 'boolean') return value;
-    if (typeof value === 'string') {
-      if (/^(y|Y|yes|Yes|YES|on|On|ON)$/.test(value)) return true;
-      if (/^(n|N|no|No|NO|off|Off|OFF)$/.test(value)) return false;
-    }
-    throw this.fail(at, 'expected a boolean');
+    throw this.fail(at, `expected a boolean, got ${kindOf(value)}`);
   }
 
   base64(value: unknown, at: string): Buffer | undefined {
@@ -263,4 +275,11 @@ class Decoder {
     }
     return out;
   }
+}
+
+/** The JSON type of a decoded value, for errors (never the value: it may be a secret). */
+function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return typeof value === 'number' ? 'a number' : typeof value === 'boolean' ? 'a boolean' : 'a string';
 }

@@ -120,7 +120,43 @@ describe('loadClusterConfig()', () => {
     const file = join(dir.path, 'kc');
     await writeFile(file, stringify({ apiVersion: 'v1', clusters: [{ name: 'c', cluster: { server: ['x'] } }] }));
     const err = await rejection(loadClusterConfig({ kubeconfig: file, env: {} }));
-    expect(err.message).toBe(`kubeconfig ${file}: clusters[0].cluster.server: expected a string`);
+    expect(err.message).toBe(`kubeconfig ${file}: clusters[0].cluster.server: expected a string, got a list`);
+  });
+
+  it('reads YAML as kubectl does: merge keys apply, numbers and booleans are not strings, quoted words are not booleans', async () => {
+    const head = 'apiVersion: v1\nkind: Config\ncurrent-context: m\ncontexts:\n- name: m\n  context: {cluster: c, user: u}\n';
+    const cluster = (extra: string): string =>
+      `clusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:1\n    certificate-authority-data: ${b64(pki.ca.cert)}\n${extra}`;
+    const file = join(dir.path, 'kc');
+    // kubectl (go-yaml v2) applies `<<`: a merge overrides the keys before it, later keys override the merge.
+    await writeFile(file, `${head}${cluster('')}users:\n- name: base\n  user: &base {token: merged, as: admin}\n- name: u\n  user:\n    <<: *base\n    as: bob\n`);
+    const merged = await loadClusterConfig({ kubeconfig: file, env: {} });
+    expect(merged?.auth.type === 'token' && merged.auth.token.reveal()).toBe('merged');
+    expect(merged?.impersonate?.user).toBe('bob');
+
+    const refused: [string, string][] = [
+      [`${cluster('')}users:\n- name: u\n  user: {username: a, password: 0012345}\n`, 'users[0].user.password: expected a string, got a number (quote it)'],
+      [`${cluster('')}users:\n- name: u\n  user: {token: 1e3}\n`, 'users[0].user.token: expected a string, got a number'],
+      [`${cluster('')}users:\n- name: u\n  user: {token: 0x1F}\n`, 'users[0].user.token: expected a string, got a number'],
+      [`${cluster('')}users:\n- name: u\n  user: {token: yes}\n`, 'users[0].user.token: expected a string, got a boolean'],
+      [`${cluster('')}users:\n- name: u\n  user: {token: .inf}\n`, 'the value holds NaN or an infinity'],
+      [`${cluster('    insecure-skip-tls-verify: "yes"\n')}`, 'clusters[0].cluster.insecure-skip-tls-verify: expected a boolean, got a string'],
+      [`${cluster('    insecure-skip-tls-verify: 1\n')}`, 'clusters[0].cluster.insecure-skip-tls-verify: expected a boolean, got a number'],
+    ];
+    for (const [body, message] of refused) {
+      await writeFile(file, `${head}${body}`);
+      const err = await rejection(loadClusterConfig({ kubeconfig: file, env: {} }));
+      expect(err.code).toBe('PODCONFIG_KUBECONFIG_INVALID');
+      expect(err.message).toContain(message);
+    }
+    // Strings kubectl takes as they are: quoted, a timestamp, `1:20`, a hex number too big for Go.
+    for (const [token, want] of [["'0012345'", '0012345'], ['"yes"', 'yes'], ['2001-01-01', '2001-01-01'], ['1:20', '1:20'], ['!!str 12', '12']]) {
+      await writeFile(file, `${head}${cluster('')}users:\n- name: u\n  user:\n    token: ${token}\n`);
+      const config = await loadClusterConfig({ kubeconfig: file, env: {} });
+      expect(config?.auth.type === 'token' && config.auth.token.reveal()).toBe(want);
+    }
+    await writeFile(file, `${head}${cluster('    insecure-skip-tls-verify: on\n').replace(/ {4}certificate-authority-data.*\n/, '')}users:\n- name: u\n  user: {}\n`);
+    expect((await loadClusterConfig({ kubeconfig: file, env: {} }))?.tls.insecureSkipVerify).toBe(true);
   });
 
   it('throws for invalid base64 data and for duplicate names', async () => {

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { parseDocument } from 'yaml';
+import { GoYamlError, goYamlValue, resolvePlainScalar } from './go-yaml.js';
+
+const read = (text: string): unknown => goYamlValue(parseDocument(text, { schema: 'failsafe' }));
+
+describe('resolvePlainScalar()', () => {
+  // Each checked against kubectl 1.32 (`kubectl config view` of `token: <text>`).
+  it('reads null, YAML 1.1 booleans, Go integers and floats, and leaves the rest strings, as go-yaml v2 does', () => {
+    const cases: [string, unknown][] = [
+      ['', null], ['~', null], ['null', null], ['NULL', null], ['Null', null],
+      ['yes', true], ['Yes', true], ['on', true], ['ON', true], ['y', true], ['true', true], ['TRUE', true],
+      ['no', false], ['off', false], ['N', false], ['False', false],
+      ['yEs', 'yEs'], ['t', 't'], ['nil', 'nil'],
+      ['0012345', 5349], ['017', 15], ['08', 8], ['0o17', 15], ['0x1F', 31], ['0x_1F', 31], ['0b101', 5], ['-0b101', -5],
+      ['+12', 12], ['1_000', 1000], ['1_', 1], ['-0', 0], ['9223372036854775808', 9223372036854775808],
+      ['1e3', 1000], ['1.5', 1.5], ['.5', 0.5], ['+.5', 0.5], ['1.', 1], ['09.5', 9.5], ['1e+5', 100000],
+      ['.inf', Infinity], ['-.Inf', -Infinity],
+      ['0xFFFFFFFFFFFFFFFFFF', '0xFFFFFFFFFFFFFFFFFF'], ['0b2', '0b2'], ['0x', '0x'], ['1e', '1e'], ['+', '+'],
+      ['2001-01-01', '2001-01-01'], ['1:20', '1:20'], ['_1', '_1'], ['..5', '..5'], ['.5.', '.5.'], ['<<', '<<'],
+    ];
+    for (const [text, want] of cases) expect([text, resolvePlainScalar(text)]).toEqual([text, want]);
+    expect(resolvePlainScalar('.NaN')).toBeNaN();
+  });
+});
+
+describe('goYamlValue()', () => {
+  it('resolves plain scalars only, and honours explicit tags', () => {
+    expect(read('a: 12\nb: "12"\nc: |\n  yes\nd: !!str 12\ne: !!binary dG9r\nf: !foo 12\ng: !!null ""\nh: [yes, "no"]\n')).toEqual({
+      a: 12, b: '12', c: 'yes\n', d: '12', e: 'tok', f: '12', g: null, h: [true, 'no'],
+    });
+    expect(() => read('a: !!int "x"\n')).toThrow(GoYamlError);
+  });
+
+  it('applies merge keys as go-yaml v2 does: over the keys before, under the keys after, earlier list entries first', () => {
+    const text = [
+      'base: &b {token: base, user: x}',
+      'over: {token: own, <<: *b}',
+      'under: {<<: *b, token: own}',
+      'list: {<<: [{token: first}, {token: second, as: z}]}',
+      'nested: {<<: {<<: *b, as: q}}',
+    ].join('\n');
+    expect(read(text)).toEqual({
+      base: { token: 'base', user: 'x' },
+      over: { token: 'base', user: 'x' },
+      under: { token: 'own', user: 'x' },
+      list: { token: 'first', as: 'z' },
+      nested: { token: 'base', user: 'x', as: 'q' },
+    });
+    expect(() => read('a: &a [1]\nb: {<<: *a}\n')).toThrow('merge key');
+    expect(() => read('b: {<<: 1}\n')).toThrow('merge key');
+  });
+
+  it('turns mapping keys into strings and refuses NaN, infinities and alias bombs', () => {
+    expect(read('1: a\ntrue: b\n')).toEqual({ '1': 'a', true: 'b' });
+    expect(() => read('a: .nan\n')).toThrow('NaN');
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 8; i++) bomb.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${String.fromCharCode(96 + i)}`).join(', ')}]`);
+    expect(() => read(bomb.join('\n'))).toThrow('too many nodes');
+  });
+});
