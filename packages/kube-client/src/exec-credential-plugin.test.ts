@@ -13,7 +13,7 @@ const V1BETA1: ExecApiVersion = 'client.authentication.k8s.io/v1beta1';
 
 /**
  * A credential plugin (sh, so that it starts fast): counts its runs in $PLUGIN_DIR/count, saves
- * the KUBERNETES_EXEC_INFO it got as info-<n>, and prints an ExecCredential with token `tok-<n>`,
+ * the KUBERNETES_EXEC_INFO it got as info-<n> (and with READ_STDIN, its whole stdin as stdin-<n>), and prints an ExecCredential with token `tok-<n>`,
  * shaped by env variables.
  */
 const PLUGIN = `#!/bin/sh
@@ -21,6 +21,7 @@ dir="$PLUGIN_DIR"
 n=$(( $(cat "$dir/count" 2>/dev/null || echo 0) + 1 ))
 echo "$n" > "$dir/count"
 printf '%s' "$KUBERNETES_EXEC_INFO" > "$dir/info-$n"
+if [ -n "$READ_STDIN" ]; then cat > "$dir/stdin-$n"; fi
 if [ -n "$FAIL" ]; then printf '%s\\nmore detail\\n' "$FAIL" >&2; exit "\${EXIT:-3}"; fi
 if [ -n "$RAW" ]; then printf '%s' "$RAW"; exit 0; fi
 status="\\"token\\":\\"\${TOKEN_PREFIX:-tok-}$n\\""
@@ -77,6 +78,19 @@ describe(ExecCredentialPlugin.name, () => {
       expect(creds.token?.reveal()).toBe('tok-1');
       expect(creds.expiresAt).toBeUndefined();
       expect(await info(1)).toEqual({ apiVersion: V1, kind: 'ExecCredential', spec: { interactive: false } });
+    });
+
+    it('gives the plugin no stdin: one that reads it to the end gets EOF at once (client-go, non-interactive)', async () => {
+      const config: ExecPluginConfig = {
+        command,
+        args: [],
+        apiVersion: V1,
+        env: Object.entries({ PLUGIN_DIR: dir.path, REPLY_VERSION: V1, READ_STDIN: '1' }).map(([name, value]) => ({ name, value })),
+      };
+      // The timeout only stops a plugin left waiting on stdin from outliving the test.
+      const p = new ExecCredentialPlugin({ config, clock: new InstantClock(), logger, timeoutMs: 10_000 });
+      expect((await p.get(signal)).token?.reveal()).toBe('tok-1');
+      expect(await readFile(join(dir.path, 'stdin-1'), 'utf8')).toBe('');
     });
 
     it('runs a v1beta1 plugin and passes the cluster when provideClusterInfo is set', async () => {

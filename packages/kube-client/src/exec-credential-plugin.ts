@@ -32,7 +32,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /**
  * client-go's exec authenticator (`plugin/pkg/client/auth/exec`): runs the kubeconfig's command
- * (`execFile`, no shell) with `KUBERNETES_EXEC_INFO` describing the request (non-interactive,
+ * (`execFile`, no shell; stdin closed at once) with `KUBERNETES_EXEC_INFO` describing the request (non-interactive,
  * plus the cluster when `provideClusterInfo`), decodes the `ExecCredential` it prints, and
  * caches it until `expirationTimestamp`. Concurrent callers share one run. After a 401,
  * {@link refresh} runs it again unless another caller already did.
@@ -91,7 +91,7 @@ export class ExecCredentialPlugin {
     const timeoutMs = this.#o.timeoutMs ?? 60_000;
 
     const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) => {
-      execFile(
+      const child = execFile(
         c.command,
         [...c.args],
         { env, timeout: timeoutMs, maxBuffer: MAX_OUTPUT_BYTES, signal: this.#controller.signal, encoding: 'utf8', windowsHide: true },
@@ -100,6 +100,10 @@ export class ExecCredentialPlugin {
           else reject(this.#runError(err, errOut, timeoutMs));
         },
       );
+      // client-go hands stdin only to an interactive plugin; podconfig never is one (no terminal),
+      // so the plugin reads EOF at once instead of waiting on a pipe nobody writes to.
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.end();
     });
     const credentials = this.#decode(stdout);
     this.#cached = credentials;
