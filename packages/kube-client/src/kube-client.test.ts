@@ -572,6 +572,31 @@ describe(KubeClient.name, () => {
       expect(await c.getJSON('/', q(), signal)).toMatchObject({ user: 'jane', groups: 'a, b', extra: 'x' });
     });
 
+    it("escapes extra keys with client-go's headerKeyEscape and sends values as UTF-8, as kubectl does", async () => {
+      let seen: IncomingMessage['headers'] = {};
+      const s = await serve((req, res) => {
+        seen = req.headers;
+        json(res, 200, {});
+      }, { cert: pki.server.cert, key: pki.server.key });
+      const impersonate = { user: 'jos\u00e9', groups: [], extra: { "scopes.example.com/a(b)'*!": ['v1'], 'k#$&+%': ['v2'], 'caf\u00e9': ['\u20ac'] } };
+      const c = client(clusterConfig(s.url, { tls: tls(), auth: { type: 'token', token: new Secret('t\u00e9') }, impersonate }));
+      await c.getJSON('/', q(), signal);
+      // Node reads header bytes as latin1: UTF-8 `é` arrives as `Ã©`.
+      const utf8 = (text: string): string => Buffer.from(text, 'utf8').toString('latin1');
+      expect(seen['impersonate-user']).toBe(utf8('jos\u00e9'));
+      expect(seen.authorization).toBe(utf8('Bearer t\u00e9'));
+      expect(seen['impersonate-extra-scopes.example.com%2fa%28b%29\'*!']).toBe('v1');
+      expect(seen['impersonate-extra-k#$&+%25']).toBe('v2');
+      expect(seen['impersonate-extra-caf%c3%a9']).toBe(utf8('\u20ac'));
+    });
+
+    it('refuses impersonation values that cannot be header values with PODCONFIG_CONFIG_INVALID, at construction', () => {
+      const impersonate = { user: 'jane', groups: ['ok', 'bad\nline'], extra: {} };
+      expect(() => new KubeClient({ config: clusterConfig('https://127.0.0.1:1', { impersonate }), logger: silent })).toThrow(
+        expect.objectContaining({ code: 'PODCONFIG_CONFIG_INVALID', message: expect.stringContaining('as-groups[1] holds a control character') }),
+      );
+    });
+
     it('turns 401 into a StatusError naming the user and kubeconfig, never the token', async () => {
       const s = await serve((_req, res) => json(res, 401, status(401, 'Unauthorized', 'Unauthorized')), { cert: pki.server.cert, key: pki.server.key });
       const c = client(clusterConfig(s.url, { tls: tls(), auth: { type: 'token', token: new Secret('very-secret-token') } }));

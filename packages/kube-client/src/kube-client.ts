@@ -4,6 +4,7 @@ import { request, type Dispatcher } from 'undici';
 import { Authenticator, type RequestCredentials } from './authenticator.js';
 import type { ClusterConfig } from './cluster-config.js';
 import { ConnectionPool } from './connection-pool.js';
+import { headerValue, impersonationHeaders, impersonationProblem } from './impersonation-headers.js';
 import { ReadableChunks } from './readable-chunks.js';
 import { statusErrorFromResponse } from './status-error-from-response.js';
 import { TokenBucket } from './token-bucket.js';
@@ -69,6 +70,10 @@ export class KubeClient {
 
   constructor(options: KubeClientOptions) {
     const config = options.config;
+    const problem = impersonationProblem(config.impersonate);
+    if (problem !== undefined) {
+      throw new PodConfigError('PODCONFIG_CONFIG_INVALID', `the impersonation of ${config.source} cannot be sent: ${problem}`);
+    }
     this.#o = options;
     this.#server = safeUrl(config.server);
     this.#log = options.logger.child({ component: 'kube.client', server: this.#server });
@@ -81,7 +86,7 @@ export class KubeClient {
     this.#staticHeaders = {
       accept: 'application/json',
       'user-agent': options.userAgent ?? `podconfig (${process.platform}/${process.arch}) node/${process.version}`,
-      ...impersonationHeaders(config),
+      ...impersonationHeaders(config.impersonate),
     };
   }
 
@@ -200,7 +205,7 @@ export class KubeClient {
     signal: AbortSignal,
   ): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string | string[]> = { ...this.#staticHeaders };
-    if (credentials.authorization !== undefined) headers.authorization = credentials.authorization;
+    if (credentials.authorization !== undefined) headers.authorization = headerValue(credentials.authorization);
     if (body !== undefined) headers['content-type'] = bodyType ?? 'application/json';
     const dispatcher = this.#o.dispatcher ?? this.#pool!.dispatcher(credentials.clientCertificate);
     try {
@@ -287,17 +292,4 @@ function watchIdleTimeout(query: URLSearchParams): number {
 function contentType(method: string, body: unknown): string {
   if (method.toUpperCase() !== 'PATCH') return 'application/json';
   return Array.isArray(body) ? 'application/json-patch+json' : 'application/merge-patch+json';
-}
-
-/** client-go's impersonation headers (`transport.NewImpersonatingRoundTripper`). */
-function impersonationHeaders(config: ClusterConfig): Record<string, string | string[]> {
-  const imp = config.impersonate;
-  if (imp === undefined) return {};
-  const headers: Record<string, string | string[]> = { 'impersonate-user': imp.user };
-  if (imp.uid !== undefined) headers['impersonate-uid'] = imp.uid;
-  if (imp.groups.length > 0) headers['impersonate-group'] = [...imp.groups];
-  for (const [key, values] of Object.entries(imp.extra)) {
-    headers[`impersonate-extra-${encodeURIComponent(key)}`] = [...values];
-  }
-  return headers;
 }

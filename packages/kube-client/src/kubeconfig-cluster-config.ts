@@ -6,6 +6,7 @@ import type {
 } from './cluster-config.js';
 import type { KubeconfigCluster, KubeconfigUser } from './kubeconfig-file.js';
 import type { FromFile, MergedKubeconfig } from './merge-kubeconfigs.js';
+import { headerValueProblem, impersonationProblem } from './impersonation-headers.js';
 import { caBundleProblem, keyPairProblem } from './pem.js';
 import { Secret } from './secret.js';
 
@@ -165,6 +166,9 @@ async function userAuth(
   if (u.tokenFile !== undefined && hasBasic) {
     throw invalid(`${where}: username/password or bearer token may be set, but not both`);
   }
+  if (u.token !== undefined && headerValueProblem(u.token) !== undefined) {
+    throw invalid(`the token of ${where} ${headerValueProblem(u.token)}`);
+  }
   const exec = u.exec === undefined ? undefined : execConfig(user, where, cluster, ca, server);
   let auth: ClusterAuth = { type: 'none' };
   if (u.token !== undefined) {
@@ -238,7 +242,11 @@ function impersonation(u: KubeconfigUser, where: string): Impersonation | undefi
     if (hasExtras) throw invalid(`requesting uid, groups or user-extra for ${where} without impersonating a user`);
     return undefined;
   }
-  return { user: u.as, ...(u.asUid === undefined ? {} : { uid: u.asUid }), groups: u.asGroups, extra: u.asUserExtra };
+  const imp = { user: u.as, ...(u.asUid === undefined ? {} : { uid: u.asUid }), groups: u.asGroups, extra: u.asUserExtra };
+  // Checked here so that a bad value is a config error, not a request error retried forever.
+  const problem = impersonationProblem(imp);
+  if (problem !== undefined) throw invalid(`${where}: ${problem}`);
+  return imp;
 }
 
 /**

@@ -313,6 +313,8 @@ describe('loadClusterConfig()', () => {
       [simple('https://127.0.0.1:1', { exec: { command: 'x', apiVersion: 'client.authentication.k8s.io/v1' } }), 'interactiveMode must be specified'],
       [simple('https://127.0.0.1:1', { 'auth-provider': { name: 'oidc' } }), 'auth-provider "oidc" is not supported'],
       [simple('https://127.0.0.1:1', { 'as-groups': ['g'] }), 'without impersonating a user'],
+      [simple('https://127.0.0.1:1', { as: 'a', 'as-user-extra': { k: ['ok', 'x\ry'] } }), 'as-user-extra "k"[1] holds a control character'],
+      [simple('https://127.0.0.1:1', { token: 'a\nb' }), 'the token of user "u"'],
       [
         {
           'current-context': 'main',
