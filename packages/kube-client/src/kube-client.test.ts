@@ -11,7 +11,7 @@ import { pino, type Logger } from 'pino';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { ClusterConfig } from './cluster-config.js';
-import { KubeClient, MAX_RETRY_AFTER_RETRIES, type KubeClientOptions } from './kube-client.js';
+import { KubeClient, MAX_REDIRECTS, MAX_RETRY_AFTER_RETRIES, type KubeClientOptions } from './kube-client.js';
 import { loadClusterConfig } from './load-cluster-config.js';
 import { ScannedWatchEvent } from './scanned-watch-event.js';
 import { Secret } from './secret.js';
@@ -444,6 +444,80 @@ describe(KubeClient.name, () => {
       );
       expect(err).toMatchObject({ code: 'PODCONFIG_SOURCE_UNAVAILABLE', retryable: true });
       expect(got).toEqual([events[0]]);
+    });
+  });
+
+  describe('redirects', () => {
+    interface Seen { readonly url: string | undefined; readonly method: string | undefined; readonly auth: string | undefined; readonly body: string }
+    /** Records every request; `route` answers with a redirect (status, Location) or undefined for a 200 echo of the path (an event for a watch). */
+    async function redirecting(route: (req: IncomingMessage, self: string) => [number, string] | undefined, tls = true): Promise<{ url: string; seen: Seen[] }> {
+      const seen: Seen[] = [];
+      let self = '';
+      const s = await serve(async (req, res) => {
+        let body = '';
+        for await (const chunk of req) body += String(chunk);
+        seen.push({ url: req.url, method: req.method, auth: req.headers.authorization, body });
+        const redirect = route(req, self);
+        if (redirect === undefined && req.url?.includes('watch=true') === true) {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(`${JSON.stringify({ type: 'ADDED', object: { path: req.url } })}\n`);
+          return;
+        }
+        if (redirect === undefined) return json(res, 200, { path: req.url });
+        res.writeHead(redirect[0], { location: redirect[1] });
+        res.end('moved');
+      }, tls ? { cert: pki.server.cert, key: pki.server.key } : undefined);
+      self = s.url;
+      return { url: s.url, seen };
+    }
+    const config = (url: string): ClusterConfig =>
+      clusterConfig(url, { tls: { ca: pki.ca.cert, insecureSkipVerify: false }, auth: { type: 'token', token: new Secret('tok') } });
+
+    it('follows a same-origin redirect with the bearer token, for requests and for watches', async () => {
+      const s = await redirecting((req) => (req.url?.startsWith('/old/') === true ? [302, req.url.replace('/old/', '/new/')] : undefined));
+      const c = client(config(`${s.url}/old/`));
+      expect(await c.getJSON('/version', q(), signal)).toEqual({ path: '/new/version' });
+      expect(s.seen.map((r) => [r.url, r.auth])).toEqual([['/old/version', 'Bearer tok'], ['/new/version', 'Bearer tok']]);
+
+      const events: unknown[] = [];
+      for await (const e of await c.watchJSON('/api/v1/pods', q(), signal)) events.push(e);
+      expect(events).toEqual([{ type: 'ADDED', object: { path: '/new/api/v1/pods?watch=true' } }]);
+      expect(s.seen.slice(2).map((r) => [r.url, r.auth])).toEqual([
+        ['/old/api/v1/pods?watch=true', 'Bearer tok'],
+        ['/new/api/v1/pods?watch=true', 'Bearer tok'],
+      ]);
+    });
+
+    it('drops the Authorization header from the first hop to another origin on, even back to the first', async () => {
+      const first = await redirecting((req) => (req.url === '/start' ? [307, `${other.url}/elsewhere`] : undefined));
+      const other = await redirecting(() => [302, `${first.url}/back`]);
+      const c = client(config(first.url));
+      expect(await c.getJSON('/start', q(), signal)).toEqual({ path: '/back' });
+      expect(first.seen.map((r) => [r.url, r.auth])).toEqual([['/start', 'Bearer tok'], ['/back', undefined]]);
+      expect(other.seen.map((r) => [r.url, r.auth])).toEqual([['/elsewhere', undefined]]);
+    });
+
+    it('turns a POST into a GET without body on 303, keeps method and body on 307', async () => {
+      const s = await redirecting((req) => (req.url === '/a' ? [303, '/b'] : req.url === '/c' ? [307, '/d'] : undefined));
+      const c = client(config(s.url));
+      await c.requestJSON('POST', '/a', { x: 1 }, signal);
+      await c.requestJSON('POST', '/c', { x: 2 }, signal);
+      expect(s.seen.map((r) => [r.url, r.method, r.body])).toEqual([
+        ['/a', 'POST', '{"x":1}'], ['/b', 'GET', ''], ['/c', 'POST', '{"x":2}'], ['/d', 'POST', '{"x":2}'],
+      ]);
+    });
+
+    it(`stops after ${MAX_REDIRECTS} redirects and refuses https to http, with PODCONFIG_REDIRECT`, async () => {
+      const loop = await redirecting((req) => [302, `${req.url ?? '/'}x`]);
+      const err = await failure(client(config(loop.url)).getJSON('/', q(), signal));
+      expect(err).toMatchObject({ code: 'PODCONFIG_REDIRECT', message: `GET /: stopped after ${MAX_REDIRECTS} redirects` });
+      expect(loop.seen).toHaveLength(MAX_REDIRECTS + 1);
+
+      const plain = await redirecting(() => undefined, false);
+      const down = await redirecting(() => [301, `${plain.url}/x`]);
+      const refused = await failure(client(config(down.url)).getJSON('/', q(), signal));
+      expect(refused).toMatchObject({ code: 'PODCONFIG_REDIRECT', message: 'GET /: redirect from https: to http: refused' });
+      expect(plain.seen).toEqual([]);
     });
   });
 

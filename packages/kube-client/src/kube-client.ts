@@ -38,6 +38,9 @@ export interface KubeClientOptions {
   readonly timeoutMs?: number;
 }
 
+/** Redirects one request follows (Go's client: 10). */
+export const MAX_REDIRECTS = 10;
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 /** Retries of one request that the server answered 429 / 5xx with a `Retry-After` header. */
 export const MAX_RETRY_AFTER_RETRIES = 3;
 /** Extra time beyond a watch's `timeoutSeconds` before an idle stream counts as dead. */
@@ -194,6 +197,13 @@ export class KubeClient {
     }
   }
 
+  /**
+   * One attempt, redirects followed as Go's client does: 301/302/303/307/308 with a Location, at
+   * most {@link MAX_REDIRECTS} hops; 301/302/303 turn anything but GET/HEAD into a GET without
+   * body, 307/308 keep method and body. The Authorization header is dropped from the first hop
+   * that leaves the origin on (client certificates belong to connections, and only the cluster's
+   * pool is used); https → http is refused.
+   */
   async #request(
     url: string,
     method: string,
@@ -208,13 +218,48 @@ export class KubeClient {
     if (credentials.authorization !== undefined) headers.authorization = headerValue(credentials.authorization);
     if (body !== undefined) headers['content-type'] = bodyType ?? 'application/json';
     const dispatcher = this.#o.dispatcher ?? this.#pool!.dispatcher(credentials.clientCertificate);
-    try {
-      const res = await request(url, { method, headers, body: body ?? null, signal, dispatcher, headersTimeout: this.#timeoutMs, bodyTimeout });
-      this.#log.trace({ method, path: describe.slice(method.length + 1), statusCode: res.statusCode }, 'response');
-      return res;
-    } catch (err: unknown) {
-      if (signal.aborted) throw err;
-      throw transportError(err, describe, this.#server);
+    let target = new URL(url);
+    let hopMethod = method;
+    let hopBody = body;
+    for (let redirects = 0; ; redirects++) {
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await request(target, { method: hopMethod, headers, body: hopBody ?? null, signal, dispatcher, headersTimeout: this.#timeoutMs, bodyTimeout });
+      } catch (err: unknown) {
+        if (signal.aborted) throw err;
+        throw transportError(err, describe, this.#server);
+      }
+      this.#log.trace({ method: hopMethod, path: describe.slice(method.length + 1), statusCode: res.statusCode }, 'response');
+      const location = res.headers.location;
+      if (!REDIRECT_STATUSES.has(res.statusCode) || typeof location !== 'string') return res;
+      await this.#discard(res);
+      let next: URL;
+      try {
+        next = new URL(location, target);
+      } catch (err: unknown) {
+        throw new PodConfigError('PODCONFIG_REDIRECT', `${describe}: the server redirected to an invalid Location`, { cause: err, retryable: true });
+      }
+      if ((next.protocol !== 'https:' && next.protocol !== 'http:') || (target.protocol === 'https:' && next.protocol === 'http:')) {
+        throw new PodConfigError('PODCONFIG_REDIRECT', `${describe}: redirect from ${target.protocol} to ${next.protocol} refused`, { retryable: true });
+      }
+      if (redirects >= MAX_REDIRECTS) {
+        throw new PodConfigError('PODCONFIG_REDIRECT', `${describe}: stopped after ${MAX_REDIRECTS} redirects`, { retryable: true });
+      }
+      if (res.statusCode <= 303 && hopMethod !== 'GET' && hopMethod !== 'HEAD') {
+        hopMethod = 'GET';
+        hopBody = undefined;
+        delete headers['content-type'];
+      } else if (res.statusCode <= 303) {
+        hopBody = undefined;
+      }
+      next.username = '';
+      next.password = '';
+      next.hash = '';
+      if (next.origin !== target.origin && headers.authorization !== undefined) {
+        delete headers.authorization;
+        this.#log.debug({ method, path: describe.slice(method.length + 1), to: safeUrl(next) }, 'redirected to another origin; credentials dropped');
+      }
+      target = next;
     }
   }
 
