@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { Agent, ProxyAgent, buildConnector, type Dispatcher } from 'undici';
 import type { ClusterConfig } from './cluster-config.js';
 import type { TlsIdentity } from './authenticator.js';
+import { socks5Connector } from './socks5-connector.js';
 
 export interface ConnectionPoolOptions {
   readonly config: ClusterConfig;
@@ -10,7 +11,8 @@ export interface ConnectionPoolOptions {
 }
 
 /**
- * One keep-alive pool per cluster (an undici `Agent`, or a `ProxyAgent` for `proxy-url`) with
+ * One keep-alive pool per cluster (an undici `Agent`, a `ProxyAgent` for an http(s) `proxy-url`, an
+ * `Agent` with {@link socks5Connector} for a socks5 one) with
  * the cluster's TLS settings: its CA only (not the system roots) when it has one,
  * `tls-server-name` as SNI and for the hostname check, no verification at all only for
  * `insecure-skip-tls-verify`. undici takes client certificates per pool, so a new certificate
@@ -59,6 +61,8 @@ export class ConnectionPool {
       ...(tls.serverName === undefined ? {} : { servername: tls.serverName }),
       ...(identity === undefined ? {} : { cert: identity.cert, key: identity.key.reveal() }),
     };
+    // undici's SOCKS5 agent sends an IP address as SNI (RFC 6066 forbids it): ours sends host names only.
+    if (proxyUrl?.protocol === 'socks5:') return new Agent({ connect: socks5Connector(proxyUrl, options) });
     if (proxyUrl !== undefined) return new ProxyAgent({ uri: proxyUrl.href, requestTls: options });
     const connector = buildConnector(options);
     const serverName = tls.serverName;
