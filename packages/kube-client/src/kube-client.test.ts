@@ -174,6 +174,16 @@ describe(KubeClient.name, () => {
       expect(seen?.headers.authorization).toBeUndefined();
     });
 
+    it('cleans the server path as client-go does (path.Join): repeated slashes collapse, the trailing one goes', async () => {
+      const seen: (string | undefined)[] = [];
+      const s = await serve((req, res) => {
+        seen.push(req.url);
+        json(res, 200, {});
+      });
+      for (const prefix of ['//a//b/', '/a/./b//', '/a%20b/', '//', '']) await client(clusterConfig(`${s.url}${prefix}`)).getJSON('/version', q(), signal);
+      expect(seen).toEqual(['/a/b/version', '/a/b/version', '/a%20b/version', '/version', '/version']);
+    });
+
     it('keeps connections alive across requests', async () => {
       const sockets = new Set<Socket>();
       const s = await serve((req, res) => {

@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import { PodConfigError, safeUrl, systemClock, type Clock } from '@podconfig/core';
 import type { Logger } from 'pino';
 import { request, type Dispatcher } from 'undici';
@@ -84,7 +85,8 @@ export class KubeClient {
     this.#limiter = new TokenBucket({ qps: options.qps ?? 50, burst: options.burst ?? 100, clock: this.#clock });
     this.#auth = new Authenticator({ config, clock: this.#clock, logger: this.#log });
     this.#pool = options.dispatcher === undefined ? new ConnectionPool({ config, logger: this.#log }) : undefined;
-    this.#base = `${config.server.origin}${config.server.pathname.replace(/\/+$/, '')}`;
+    // client-go joins the server's path and the request's with path.Join, which cleans them: `//a//b/` → `/a/b`.
+    this.#base = `${config.server.origin}${posix.normalize(config.server.pathname).replace(/\/+$/, '')}`;
     this.#timeoutMs = options.timeoutMs ?? 60_000;
     this.#staticHeaders = {
       accept: 'application/json',
