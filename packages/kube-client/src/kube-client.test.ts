@@ -238,7 +238,30 @@ describe(KubeClient.name, () => {
       });
       const err = await failure(client(clusterConfig(s.url)).getJSON('/api', q(), signal));
       expect(err).toMatchObject({ code: 'PODCONFIG_API_STATUS', statusCode: 502, reason: 'Unknown', retryable: true });
-      expect(err.message).toBe('GET /api: the server answered 502 without a Status (502 Unknown)');
+      expect(err.message).toBe('GET /api: the server answered 502 without a Status: "<html>bad gateway</html>" (502 Unknown)');
+    });
+
+    it('quotes a bounded, cleaned excerpt of a 5xx text body, and nothing of other bodies', async () => {
+      const answers: Record<string, [number, string, string]> = {
+        '/proxy': [503, 'text/plain; charset=utf-8', '  upstream connect error\r\nreset\u001b[31m \u202eevil\n'],
+        '/long': [500, 'text/html', `${'x'.repeat(251)}\u00e9\u00e9\u00e9${'y'.repeat(1000)}`],
+        '/json': [500, 'application/json', '{"error":"not a Status"}'],
+        '/client': [400, 'text/plain', 'bad input'],
+        '/blank': [500, 'text/plain', ' \n '],
+      };
+      const s = await serve((req, res) => {
+        const [code, type, body] = answers[req.url ?? ''] ?? [404, 'text/plain', ''];
+        res.writeHead(code, { 'content-type': type });
+        res.end(body);
+      });
+      const c = client(clusterConfig(s.url));
+      const message = async (path: string): Promise<string> => (await failure(c.getJSON(path, q(), signal))).message;
+      expect(await message('/proxy')).toBe('GET /proxy: the server answered 503 without a Status: "upstream connect error reset [31m evil" (503 ServiceUnavailable)');
+      // 256 bytes: 251 x, then é (2 bytes) twice; the third é is cut in half and dropped.
+      expect(await message('/long')).toBe(`GET /long: the server answered 500 without a Status: "${'x'.repeat(251)}\u00e9\u00e9…" (500 InternalError)`);
+      expect(await message('/json')).toBe('GET /json: the server answered 500 without a Status (500 InternalError)');
+      expect(await message('/client')).toBe('GET /client: the server answered 400 without a Status (400 BadRequest)');
+      expect(await message('/blank')).toBe('GET /blank: the server answered 500 without a Status (500 InternalError)');
     });
 
     it('honours Retry-After on 429 and 503, then returns the answer', async () => {

@@ -195,7 +195,15 @@ export class KubeClient {
           continue;
         }
       }
-      throw statusErrorFromResponse({ statusCode: status, body: text, retryAfterSeconds: retryAfter, describe, identity: this.#o.config.identity });
+      const type = res.headers['content-type'];
+      throw statusErrorFromResponse({
+        statusCode: status,
+        body: text,
+        retryAfterSeconds: retryAfter,
+        describe,
+        identity: this.#o.config.identity,
+        contentType: Array.isArray(type) ? type[0] : type,
+      });
     }
   }
 

@@ -28,7 +28,12 @@ export interface ResponseFailure {
   readonly describe: string;
   /** Whose credentials were used (`ClusterConfig.identity`), for 401 / 403. */
   readonly identity: string;
+  /** The response's `Content-Type`: a `text/*` body of a 5xx without a Status is quoted (an excerpt). */
+  readonly contentType?: string | undefined;
 }
+
+/** Bytes of a 5xx text body quoted in the error (client-go quotes up to 2048; logs need less). */
+export const MAX_BODY_EXCERPT_BYTES = 256;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -57,7 +62,11 @@ export function statusErrorFromResponse(f: ResponseFailure): StatusError {
     : [];
   const retryAfterSeconds =
     f.retryAfterSeconds ?? (typeof details.retryAfterSeconds === 'number' ? details.retryAfterSeconds : undefined);
-  const serverMessage = str(status?.message) ?? `the server answered ${f.statusCode}${status === undefined ? ' without a Status' : ''}`;
+  let serverMessage = str(status?.message) ?? `the server answered ${f.statusCode}${status === undefined ? ' without a Status' : ''}`;
+  if (status === undefined && f.statusCode >= 500 && /^\s*text\//i.test(f.contentType ?? '')) {
+    const excerpt = bodyExcerpt(f.body);
+    if (excerpt !== '') serverMessage += `: ${JSON.stringify(excerpt)}`;
+  }
   let message: string;
   if (code === 401) {
     message = `unauthorized: check the token/credentials of ${f.identity} (${f.describe}: ${serverMessage})`;
@@ -70,4 +79,21 @@ export function statusErrorFromResponse(f: ResponseFailure): StatusError {
     causes,
     ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
   });
+}
+
+/**
+ * client-go's `newUnstructuredResponseError` quotes a text error body (a proxy's "upstream connect
+ * error"): here its first {@link MAX_BODY_EXCERPT_BYTES} bytes, with control and format characters
+ * (line breaks, escapes, bidi overrides) turned into spaces and runs of white space collapsed, so
+ * that it cannot forge log lines; `…` marks a cut.
+ */
+export function bodyExcerpt(body: string): string {
+  const bytes = Buffer.from(body, 'utf8');
+  const cut = bytes.length > MAX_BODY_EXCERPT_BYTES;
+  // A character split by the cut decodes as U+FFFD: drop it.
+  const text = (cut ? bytes.subarray(0, MAX_BODY_EXCERPT_BYTES).toString('utf8').replace(/\uFFFD+$/, '') : body)
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return text === '' ? '' : `${text}${cut ? '…' : ''}`;
 }
