@@ -46,11 +46,15 @@ export function socks5Connector(proxy: URL, tls: ConnectionOptions): buildConnec
           if (serverName === undefined) delete options.servername;
           else options.servername = serverName;
           const secure = tlsConnect(options);
+          raw.on('error', () => undefined); // the TLS socket reports what goes wrong from here on
           secure.once('secureConnect', () => {
             raw.setTimeout(0);
             finish(null, secure);
           });
-          secure.once('error', (err: Error) => finish(err));
+          secure.once('error', (err: Error) => {
+            secure.destroy();
+            finish(err);
+          });
         },
         (err: unknown) => {
           raw.destroy();
