@@ -781,6 +781,17 @@ describe(KubeClient.name, () => {
       );
     });
 
+    it('refuses a static token that cannot be a header value with PODCONFIG_CONFIG_INVALID, at construction, never quoting it', () => {
+      const auth = { type: 'token' as const, token: new Secret('SEKRET\nx') };
+      let err: unknown;
+      try {
+        new KubeClient({ config: clusterConfig('https://127.0.0.1:1', { auth }), logger: silent });
+      } catch (e: unknown) {
+        err = e;
+      }
+      expect(err).toMatchObject({ code: 'PODCONFIG_CONFIG_INVALID', message: 'the token of user "tester" in kubeconfig /test/config holds a control character, which an HTTP header cannot carry' });
+    });
+
     it('turns 401 into a StatusError naming the user and kubeconfig, never the token', async () => {
       const s = await serve((_req, res) => json(res, 401, status(401, 'Unauthorized', 'Unauthorized')), { cert: pki.server.cert, key: pki.server.key });
       const c = client(clusterConfig(s.url, { tls: tls(), auth: { type: 'token', token: new Secret('very-secret-token') } }));

@@ -5,7 +5,7 @@ import { request, type Dispatcher } from 'undici';
 import { Authenticator, type RequestCredentials } from './authenticator.js';
 import type { ClusterConfig } from './cluster-config.js';
 import { ConnectionPool } from './connection-pool.js';
-import { headerValue, impersonationHeaders, impersonationProblem } from './impersonation-headers.js';
+import { headerValue, headerValueProblem, impersonationHeaders, impersonationProblem } from './impersonation-headers.js';
 import { ReadableChunks } from './readable-chunks.js';
 import { statusErrorFromResponse } from './status-error-from-response.js';
 import { TokenBucket } from './token-bucket.js';
@@ -78,6 +78,8 @@ export class KubeClient {
     if (problem !== undefined) {
       throw new PodConfigError('PODCONFIG_CONFIG_INVALID', `the impersonation of ${config.source} cannot be sent: ${problem}`);
     }
+    const tokenProblem = config.auth.type === 'token' ? headerValueProblem(config.auth.token.reveal()) : undefined;
+    if (tokenProblem !== undefined) throw new PodConfigError('PODCONFIG_CONFIG_INVALID', `the token of ${config.identity} ${tokenProblem}`);
     this.#o = options;
     this.#server = safeUrl(config.server);
     this.#log = options.logger.child({ component: 'kube.client', server: this.#server });
