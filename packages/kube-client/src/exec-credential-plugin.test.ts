@@ -191,7 +191,7 @@ describe(ExecCredentialPlugin.name, () => {
     it('kills a run in progress; its callers fail with PODCONFIG_AUTH_FAILED', async () => {
       const hanging = join(dir.path, 'hanging');
       // Says that it started, then never finishes on its own.
-      await writeFile(hanging, '#!/bin/sh\necho started > "$PLUGIN_DIR/started"\nexec sleep 600\n');
+      await writeFile(hanging, '#!/bin/sh\necho $$ > "$PLUGIN_DIR/started.tmp"\nmv "$PLUGIN_DIR/started.tmp" "$PLUGIN_DIR/started"\nexec sleep 600\n');
       await chmod(hanging, 0o755);
       const p = plugin({}, { command: hanging });
       try {
@@ -202,6 +202,17 @@ describe(ExecCredentialPlugin.name, () => {
         p.close();
         const err = await failure(pending);
         expect(err.message).toBe(`exec credential plugin ${hanging} stopped: the client was closed`);
+        // The process itself is gone, not only its callers' wait.
+        const pid = Number(await readFile(join(dir.path, 'started'), 'utf8'));
+        const alive = (): boolean => {
+          try {
+            process.kill(pid, 0);
+            return true;
+          } catch {
+            return false;
+          }
+        };
+        await expect.poll(alive, { timeout: 10_000 }).toBe(false);
       } finally {
         p.close();
       }
