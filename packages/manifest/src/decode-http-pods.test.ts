@@ -143,6 +143,42 @@ describe(decodeHttpPods.name, () => {
       }
     });
 
+    describe('duplicate YAML keys', () => {
+      /** A pod whose labels mapping has `n` keys, `extra` appended to it. */
+      const manyLabels = (n: number, extra = ''): string => {
+        const lines = ['apiVersion: v1', 'kind: Pod', 'metadata:', '  name: web', '  labels:'];
+        for (let i = 0; i < n; i++) lines.push(`    k${i}: v`);
+        return [...lines, extra, 'spec:', '  containers:', '  - name: c', '    image: busybox:1', ''].join('\n');
+      };
+
+      it('accepts a mapping of many distinct keys', () => {
+        expect(decodeHttpPods(manyLabels(1_000), http())[0]?.metadata?.labels?.k999).toBe('v');
+      });
+
+      // With the yaml library's own O(n²) check this one decode took about a minute, past the test
+      // timeout; it is linear now. No timing is asserted: the point is that the repeat is still found.
+      it('rejects a repeated key at the end of a mapping of 100,000 keys, naming the URL and the position', () => {
+        const err = rejection(() => decodeHttpPods(manyLabels(100_000, '    k50000: again'), http('https://u:pw@h.example/p?t=x')));
+        expect(err.code).toBe('PODCONFIG_MANIFEST_INVALID');
+        expect(err.message).toBe('https://h.example/p?…: invalid YAML at line 100006, column 5: Map keys must be unique');
+      });
+
+      it('checks every mapping, nested in sequences and flow style too, by resolved scalar value', () => {
+        const containers = (list: string): string => `apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n${list}`;
+        const nested = containers('  - name: c\n    image: i\n  - name: d\n    image: i\n    name: e\n');
+        expect(rejection(() => decodeHttpPods(nested, http())).reason).toBe('invalid YAML at line 10, column 5: Map keys must be unique');
+        const flow = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web, labels: {1: a, 0x1: b}}\n';
+        expect(rejection(() => decodeHttpPods(flow, http())).reason).toBe('invalid YAML at line 3, column 38: Map keys must be unique');
+      });
+
+      it('lets keys that differ only as YAML types through, and merge keys repeat, as before', () => {
+        const typed = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web, labels: {"1": a, 1: b}}\nspec: {containers: [{name: c, image: i}]}\n';
+        expect(decodeHttpPods(typed, http())[0]?.metadata?.labels).toEqual({ '1': 'b' });
+        const merge = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nx: &c {name: c, image: i}\nspec:\n  containers:\n  - <<: *c\n    <<: *c\n';
+        expect(rejection(() => decodeHttpPods(merge, http())).reason).not.toMatch(/unique/);
+      });
+    });
+
     it('rejects a body over 10 MiB (20 MiB generated here)', () => {
       const err = rejection(() => decodeHttpPods(Buffer.alloc(20 * 1024 * 1024, 0x20), http()));
       expect(err.code).toBe('PODCONFIG_MANIFEST_TOO_LARGE');
