@@ -4,9 +4,11 @@ import { request, type Dispatcher } from 'undici';
 
 /** One GET of the manifest URL, redirects included. */
 export interface ManifestRequest {
-  /** May carry userinfo: it becomes `Authorization: Basic …` (as Go's client does) and is not sent in the URL. */
+  /** Without userinfo (see {@link stripCredentials}); credentials come as `basicAuth`. */
   readonly url: URL;
-  /** Configured headers, in order; repeated names are sent as repeated header lines. */
+  /** `Authorization` value built from the URL's userinfo, sent unless a configured header sets `Authorization`. */
+  readonly basicAuth: string | undefined;
+  /** Configured headers, in order, values already in wire form; repeated names are sent as repeated header lines. */
   readonly headers: readonly (readonly [string, string])[];
   /** Validators of the last applied response (decision D7). */
   readonly etag: string | undefined;
@@ -42,10 +44,10 @@ const DISCARD_LIMIT = 64 * 1024;
  */
 export async function fetchManifest(req: ManifestRequest, signal: AbortSignal): Promise<ManifestResponse> {
   const deadline = withTimeout(signal, req.timeoutMs);
-  const original = new URL(req.url.href);
-  let url = stripCredentials(original);
-  let headers = requestHeaders(req, original);
+  const original = req.url;
+  let url = original;
   try {
+    let headers = requestHeaders(req);
     for (let redirects = 0; ; redirects++) {
       const res = await request(url, {
         method: 'GET',
@@ -103,13 +105,20 @@ export function stripCredentials(url: URL): URL {
   return out;
 }
 
-function requestHeaders(req: ManifestRequest, url: URL): (readonly [string, string])[] {
+/**
+ * The `Authorization: Basic …` value for the URL's userinfo, as Go's client sends it, or `undefined`
+ * without userinfo. Throws `URIError` for a malformed percent escape (callers reject the config).
+ */
+export function basicAuthFromUrl(url: URL): string | undefined {
+  if (url.username === '' && url.password === '') return undefined;
+  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  return `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
+}
+
+function requestHeaders(req: ManifestRequest): (readonly [string, string])[] {
   const headers = [...req.headers];
   const has = (name: string): boolean => headers.some(([n]) => n.toLowerCase() === name);
-  if ((url.username !== '' || url.password !== '') && !has('authorization')) {
-    const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-    headers.push(['authorization', `Basic ${Buffer.from(credentials).toString('base64')}`]);
-  }
+  if (req.basicAuth !== undefined && !has('authorization')) headers.push(['authorization', req.basicAuth]);
   if (req.etag !== undefined && !has('if-none-match')) headers.push(['if-none-match', req.etag]);
   if (req.lastModified !== undefined && !has('if-modified-since')) headers.push(['if-modified-since', req.lastModified]);
   return headers;

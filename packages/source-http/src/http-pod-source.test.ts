@@ -199,6 +199,29 @@ describe(HttpPodSource.name, () => {
       expect(() => makeSource(url, { nodeName: '' })).toThrow('nodeName');
     });
 
+    it('throws ConfigInvalidError for a maxBytes above the decoder limit (it could not be honoured)', () => {
+      const url = 'http://127.0.0.1:1/pods';
+      expect(() => makeSource(url, { maxBytes: MAX_MANIFEST_BYTES + 1 })).toThrow(ConfigInvalidError);
+      expect(() => makeSource(url, { maxBytes: 2 * MAX_MANIFEST_BYTES })).toThrow(`maxBytes must not exceed ${MAX_MANIFEST_BYTES}`);
+      expect(() => makeSource(url, { maxBytes: MAX_MANIFEST_BYTES })).not.toThrow();
+    });
+
+    it('throws ConfigInvalidError, without quoting it, for URL userinfo with a malformed percent escape', () => {
+      const make = (): unknown => makeSource('http://user:s3cr%zz@127.0.0.1:1/pods');
+      expect(make).toThrow(ConfigInvalidError);
+      expect(make).toThrow('manifest URL: the userinfo (user:password@) has a malformed percent escape');
+      expect(make).not.toThrow(/s3cr/);
+    });
+
+    it('throws ConfigInvalidError naming a header the HTTP client owns (Go never sends a configured Host)', () => {
+      const url = 'http://127.0.0.1:1/pods';
+      for (const name of ['Host', 'connection', 'Keep-Alive', 'Upgrade', 'Expect', 'Transfer-Encoding', 'Content-Length', 'Trailer']) {
+        const make = (): unknown => makeSource(url, { headers: [['x-ok', '1'], [name, 'value']] });
+        expect(make).toThrow(ConfigInvalidError);
+        expect(make).toThrow(`manifest URL header 2: the header '${name}' is set by the HTTP client and cannot be configured`);
+      }
+    });
+
     it('does no I/O: nothing is requested until updates() is iterated', async () => {
       const server = await serve([ok(A)]);
       const { source } = makeSource(`${server.origin}/pods`);
@@ -361,6 +384,15 @@ describe(HttpPodSource.name, () => {
         ['a', '2'],
         ['b', '3'],
       ]);
+    });
+
+    it('sends a non-ASCII header value as its UTF-8 bytes, as Go does', async () => {
+      const server = await serve([ok(A)]);
+      const { source } = makeSource(`${server.origin}/pods`, { headers: [['x-note', 'café €']] });
+      await first(source, 1);
+      const raw = server.requests[0]!.headers.find(([name]) => name === 'x-note')?.[1];
+      // node:http hands header bytes over as latin1: one character per byte.
+      expect(Buffer.from(raw!, 'latin1')).toEqual(Buffer.from('café €', 'utf8'));
     });
 
     it('sends URL userinfo as basic auth, not in the request line', async () => {

@@ -19,8 +19,8 @@ import {
 import { MAX_MANIFEST_BYTES, decodeHttpPods } from '@podconfig/manifest';
 import type { Logger } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
-import { fetchManifest, stripCredentials } from './fetch-manifest.js';
-import { checkHeader } from './parse-manifest-url-headers.js';
+import { basicAuthFromUrl, fetchManifest, stripCredentials } from './fetch-manifest.js';
+import { checkHeader, headerWireValue } from './parse-manifest-url-headers.js';
 
 /**
  * When the http source yields its first SET (decision D9):
@@ -50,7 +50,7 @@ export interface HttpPodSourceOptions {
   readonly dispatcher?: Dispatcher;
   /** Deadline for the whole exchange: redirects, headers and body. Default 10 s. */
   readonly timeoutMs?: number;
-  /** Largest accepted body. Default `MAX_MANIFEST_BYTES` (10 MiB). */
+  /** Largest accepted body, at most `MAX_MANIFEST_BYTES` (10 MiB, the default). */
   readonly maxBytes?: number;
   /** Redirects followed per poll, same scheme only. Default 10. */
   readonly maxRedirects?: number;
@@ -84,11 +84,14 @@ const JITTER = 0.5;
 export class HttpPodSource implements PodSource, StatusReporter {
   readonly name: SourceName = HTTP_SOURCE;
 
-  readonly #url: URL;
+  /** The URL requested: without userinfo (sent as basic auth) and fragment. */
+  readonly #requestUrl: URL;
   /** The URL the pods' identity (UID, D6) is derived from: without userinfo, with the query. */
   readonly #identity: string;
   readonly #safeUrl: string;
   readonly #headers: readonly (readonly [string, string])[];
+  /** `Authorization: Basic …` from the URL's userinfo, decoded once at construction. */
+  readonly #basicAuth: string | undefined;
   readonly #nodeName: string;
   readonly #clock: Clock;
   readonly #log: Logger;
@@ -124,6 +127,9 @@ export class HttpPodSource implements PodSource, StatusReporter {
     this.#periodMs = positive('periodMs', options.periodMs ?? 20_000);
     this.#timeoutMs = positive('timeoutMs', options.timeoutMs ?? 10_000);
     this.#maxBytes = positive('maxBytes', options.maxBytes ?? MAX_MANIFEST_BYTES);
+    if (this.#maxBytes > MAX_MANIFEST_BYTES) {
+      throw new ConfigInvalidError(`http source: maxBytes must not exceed ${MAX_MANIFEST_BYTES} (the decoder's limit)`);
+    }
     this.#maxBackoffMs = Math.max(this.#periodMs, positive('maxBackoffMs', options.maxBackoffMs ?? 300_000));
     this.#maxRedirects = options.maxRedirects ?? 10;
     if (!Number.isInteger(this.#maxRedirects) || this.#maxRedirects < 0) {
@@ -133,8 +139,17 @@ export class HttpPodSource implements PodSource, StatusReporter {
     if (this.#readiness !== 'definitive' && this.#readiness !== 'first-success') {
       throw new ConfigInvalidError("http source: readiness must be 'definitive' or 'first-success'");
     }
-    const headers = (options.headers ?? []).map(([name, value]) => [name, value] as const);
-    headers.forEach((header, i) => checkHeader(header, `manifest URL header ${i + 1}`));
+    const headers = (options.headers ?? []).map(([name, value], i) => {
+      checkHeader([name, value], `manifest URL header ${i + 1}`);
+      return [name, headerWireValue(value)] as const;
+    });
+    let basicAuth: string | undefined;
+    try {
+      basicAuth = basicAuthFromUrl(url);
+    } catch (err: unknown) {
+      // Never quote the userinfo: it holds the password.
+      throw new ConfigInvalidError('manifest URL: the userinfo (user:password@) has a malformed percent escape', { cause: err });
+    }
     if ((options.cert === undefined) !== (options.key === undefined)) {
       throw new ConfigInvalidError('http source: a client certificate needs both cert and key');
     }
@@ -146,10 +161,11 @@ export class HttpPodSource implements PodSource, StatusReporter {
     if (options.dispatcher !== undefined && Object.keys(tls).length > 0) {
       throw new ConfigInvalidError('http source: ca, cert and key cannot be combined with an injected dispatcher');
     }
-    this.#url = url;
-    this.#identity = stripCredentials(url).href;
+    this.#requestUrl = stripCredentials(url);
+    this.#identity = this.#requestUrl.href;
     this.#safeUrl = safeUrl(url);
     this.#headers = headers;
+    this.#basicAuth = basicAuth;
     this.#nodeName = options.nodeName;
     this.#clock = options.clock;
     this.#random = options.random ?? Math.random;
@@ -247,7 +263,8 @@ export class HttpPodSource implements PodSource, StatusReporter {
     this.#lastStatusCode = undefined;
     const res = await fetchManifest(
       {
-        url: this.#url,
+        url: this.#requestUrl,
+        basicAuth: this.#basicAuth,
         headers: this.#headers,
         etag: applied?.etag,
         lastModified: applied?.lastModified,

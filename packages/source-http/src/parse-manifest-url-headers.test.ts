@@ -40,6 +40,18 @@ describe('parseManifestUrlHeaders()', () => {
     expect(() => parseManifestUrlHeaders(['bad name:value'])).toThrow('not a valid token');
   });
 
+  it('throws naming a header the HTTP client owns, such as Host', () => {
+    expect(() => parseManifestUrlHeaders(['a:1,Host:manifests.internal'])).toThrow(
+      "--manifest-url-header value 1, entry 2: the header 'Host' is set by the HTTP client and cannot be configured",
+    );
+    expect(() => parseManifestUrlHeaders(['Expect:100-continue'])).toThrow(ConfigInvalidError);
+  });
+
+  it('accepts non-ASCII values (sent as UTF-8) but not a lone surrogate', () => {
+    expect(parseManifestUrlHeaders(['x-note:café €'])).toEqual([['x-note', 'café €']]);
+    expect(() => parseManifestUrlHeaders(['x-note:a\uD800b'])).toThrow("the value of header 'x-note' is not well-formed Unicode");
+  });
+
   it('throws naming the header, not the value, when a value holds control characters', () => {
     const parse = (): unknown => parseManifestUrlHeaders(['x-token:s3cr3t\u0000more']);
     expect(parse).toThrow("the value of header 'x-token' contains control characters");
