@@ -17,6 +17,7 @@ export interface ManifestRequest {
   /** For the whole exchange: every redirect hop and the complete body. */
   readonly timeoutMs: number;
   readonly maxBytes: number;
+  /** Redirects followed per poll; Go's default policy follows 9 (it stops when 10 requests were sent). */
   readonly maxRedirects: number;
 }
 
@@ -35,10 +36,10 @@ const SENSITIVE = new Set(['authorization', 'proxy-authorization', 'www-authenti
 const DISCARD_LIMIT = 64 * 1024;
 
 /**
- * GETs the manifest URL, following up to `maxRedirects` redirects within the same scheme, within
- * one overall deadline, reading a 200 body up to `maxBytes`. Throws a {@link PodConfigError}:
- * `PODCONFIG_TIMEOUT`, `PODCONFIG_BODY_TOO_LARGE`, `PODCONFIG_REDIRECT`, `PODCONFIG_TLS` or
- * `PODCONFIG_SOURCE_UNAVAILABLE` (any other transport failure). When `signal` aborts it rejects
+ * GETs the manifest URL, following up to `maxRedirects` redirects (http→https allowed, https→http
+ * refused), within one overall deadline, reading a 200 body up to `maxBytes`. Throws a
+ * {@link PodConfigError}: `PODCONFIG_TIMEOUT`, `PODCONFIG_BODY_TOO_LARGE`, `PODCONFIG_REDIRECT`,
+ * `PODCONFIG_TLS` or `PODCONFIG_SOURCE_UNAVAILABLE` (any other transport failure). When `signal` aborts it rejects
  * with whatever undici threw: callers check `signal.aborted`. Messages name URLs through
  * `safeUrl()` only and never contain header values.
  */
@@ -73,16 +74,18 @@ export async function fetchManifest(req: ManifestRequest, signal: AbortSignal): 
       } catch (err: unknown) {
         throw new PodConfigError('PODCONFIG_REDIRECT', `${safeUrl(url)}: redirect to an invalid Location`, { cause: err });
       }
-      if (next.protocol !== original.protocol) {
-        throw new PodConfigError(
-          'PODCONFIG_REDIRECT',
-          `${safeUrl(url)}: redirect from ${original.protocol} to ${next.protocol} refused (only same-scheme redirects are followed)`,
-        );
+      if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+        throw new PodConfigError('PODCONFIG_REDIRECT', `${safeUrl(url)}: redirect to a ${next.protocol} URL refused`);
+      }
+      if (url.protocol === 'https:' && next.protocol === 'http:') {
+        throw new PodConfigError('PODCONFIG_REDIRECT', `${safeUrl(url)}: redirect from https: to http: refused (no downgrade)`);
       }
       if (redirects >= req.maxRedirects) {
-        throw new PodConfigError('PODCONFIG_REDIRECT', `${safeUrl(original)}: stopped after ${req.maxRedirects} redirects`, {
-          retryable: true,
-        });
+        throw new PodConfigError(
+          'PODCONFIG_REDIRECT',
+          `${safeUrl(original)}: stopped after ${redirects + 1} requests (${req.maxRedirects} redirects followed)`,
+          { retryable: true },
+        );
       }
       next = stripCredentials(next);
       if (next.origin !== url.origin) headers = headers.filter(([name]) => !SENSITIVE.has(name.toLowerCase()));

@@ -437,7 +437,35 @@ describe(HttpPodSource.name, () => {
       // Poll 1: /pods + 3 redirects, then the 4th redirect is refused. Poll 2: the 200.
       expect(server.requests).toHaveLength(5);
       expect(names(update!)).toEqual(['a-node-a']);
-      expect(source.status().lastError).toMatchObject({ code: 'PODCONFIG_REDIRECT', message: expect.stringContaining('stopped after 3 redirects') });
+      expect(source.status().lastError).toMatchObject({
+        code: 'PODCONFIG_REDIRECT',
+        message: expect.stringContaining('stopped after 4 requests (3 redirects followed)'),
+      });
+    });
+
+    it('follows a redirect from http to https (as Go does), keeping the path the server names', async () => {
+      const secure = await serve([ok(A)], { cert: pki.server.cert, key: pki.server.key });
+      const server = await serve([redirect(`${secure.origin}/secure/pods`, 301)]);
+      const { source } = makeSource(`${server.origin}/pods`, { ca: pki.ca.cert, readiness: 'first-success' });
+      const [update] = await first(source, 1);
+      expect(names(update!)).toEqual(['a-node-a']);
+      expect(secure.requests.map((r) => r.url)).toEqual(['/secure/pods']);
+      expect(source.status().counters).toMatchObject({ polls_success: 1, polls_error: 0 });
+    });
+
+    it("follows 9 redirects and refuses the 10th, like Go's default policy (at most 10 requests)", async () => {
+      const hops = (n: number): Step[] => Array.from({ length: n }, (_, i) => redirect(`/hop${i}`));
+      const server = await serve([...hops(9), ok(A), ...hops(10), ok(B)]);
+      const { source } = makeSource(`${server.origin}/pods`, { readiness: 'first-success' });
+      const updates = await first(source, 2);
+      // Poll 1: 10 requests, the 10th answers 200. Poll 2: the 10th answer is a redirect, refused.
+      // Poll 3: the 200 after it.
+      expect(updates.map(names)).toEqual([['a-node-a'], ['b-node-a']]);
+      expect(server.requests).toHaveLength(21);
+      expect(source.status().lastError).toMatchObject({
+        code: 'PODCONFIG_REDIRECT',
+        message: `${server.origin}/pods: stopped after 10 requests (9 redirects followed)`,
+      });
     });
 
     it('refuses a redirect from https to http', async () => {
@@ -511,13 +539,13 @@ describe(HttpPodSource.name, () => {
           name: 'a redirect loop',
           code: 'PODCONFIG_REDIRECT',
           failure: () => Array.from({ length: 11 }, (_, i) => redirect(i % 2 === 0 ? '/loop' : '/pods', 307)),
-          message: /stopped after 10 redirects/,
+          message: /stopped after 10 requests \(9 redirects followed\)/,
         },
         {
-          name: 'a redirect to another scheme',
+          name: 'a redirect to a scheme other than http: or https:',
           code: 'PODCONFIG_REDIRECT',
-          failure: ({ https }) => [redirect(`${https.origin}/pods`, 301)],
-          message: /from http: to https: refused/,
+          failure: () => [redirect('ftp://127.0.0.1/pods', 301)],
+          message: /redirect to a ftp: URL refused/,
         },
         { name: 'a garbage body', code: 'PODCONFIG_MANIFEST_INVALID', failure: () => [ok('\u0001\u0002 not yaml: [')] },
         {

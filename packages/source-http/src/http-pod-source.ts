@@ -52,7 +52,7 @@ export interface HttpPodSourceOptions {
   readonly timeoutMs?: number;
   /** Largest accepted body, at most `MAX_MANIFEST_BYTES` (10 MiB, the default). */
   readonly maxBytes?: number;
-  /** Redirects followed per poll, same scheme only. Default 10. */
+  /** Redirects followed per poll (http→https allowed, https→http refused). Default 9: Go's client stops when 10 requests were sent. */
   readonly maxRedirects?: number;
   /** Cap of the failure backoff (decision D8). Default 300 s; never below `periodMs`. */
   readonly maxBackoffMs?: number;
@@ -131,7 +131,7 @@ export class HttpPodSource implements PodSource, StatusReporter {
       throw new ConfigInvalidError(`http source: maxBytes must not exceed ${MAX_MANIFEST_BYTES} (the decoder's limit)`);
     }
     this.#maxBackoffMs = Math.max(this.#periodMs, positive('maxBackoffMs', options.maxBackoffMs ?? 300_000));
-    this.#maxRedirects = options.maxRedirects ?? 10;
+    this.#maxRedirects = options.maxRedirects ?? 9;
     if (!Number.isInteger(this.#maxRedirects) || this.#maxRedirects < 0) {
       throw new ConfigInvalidError('http source: maxRedirects must be a non-negative integer');
     }
