@@ -1,4 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import { PodConfigError, SourceUnavailableError, errorMessage, safeUrl, withTimeout } from '@podconfig/core';
 import { request, type Dispatcher } from 'undici';
 
@@ -16,12 +18,13 @@ export interface ManifestRequest {
   readonly dispatcher: Dispatcher;
   /** For the whole exchange: every redirect hop and the complete body. */
   readonly timeoutMs: number;
+  /** Cap of the (decompressed) body. */
   readonly maxBytes: number;
   /** Redirects followed per poll; Go's default policy follows 9 (it stops when 10 requests were sent). */
   readonly maxRedirects: number;
 }
 
-/** The final response. `body` is read (capped) only for a 200; other bodies are discarded. */
+/** The final response. `body` is read (capped, gunzipped) only for a 200; other bodies are discarded. */
 export interface ManifestResponse {
   readonly statusCode: number;
   readonly body: Buffer | undefined;
@@ -34,12 +37,18 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const SENSITIVE = new Set(['authorization', 'proxy-authorization', 'www-authenticate', 'cookie', 'cookie2']);
 // A discarded (non-200 or redirect) body is read up to this much so the connection can be reused.
 const DISCARD_LIMIT = 64 * 1024;
+// What gzip may add to an incompressible body (header, trailer, 5 bytes per stored block): the
+// compressed read is capped at maxBytes plus this, the decompressed body at maxBytes.
+const GZIP_OVERHEAD = 64 * 1024;
+const gunzipAsync = promisify(gunzip);
 
 /**
  * GETs the manifest URL, following up to `maxRedirects` redirects (http→https allowed, https→http
- * refused), within one overall deadline, reading a 200 body up to `maxBytes`. Throws a
- * {@link PodConfigError}: `PODCONFIG_TIMEOUT`, `PODCONFIG_BODY_TOO_LARGE`, `PODCONFIG_REDIRECT`,
- * `PODCONFIG_TLS` or `PODCONFIG_SOURCE_UNAVAILABLE` (any other transport failure). When `signal` aborts it rejects
+ * refused), within one overall deadline, reading a 200 body up to `maxBytes` (after gunzip when the
+ * server sent `Content-Encoding: gzip`). Throws a {@link PodConfigError}: `PODCONFIG_TIMEOUT`,
+ * `PODCONFIG_BODY_TOO_LARGE`, `PODCONFIG_REDIRECT`, `PODCONFIG_TLS`, `PODCONFIG_MANIFEST_INVALID`
+ * (a gzip body that does not decompress, an unknown `Content-Encoding`) or
+ * `PODCONFIG_SOURCE_UNAVAILABLE` (any other transport failure). When `signal` aborts it rejects
  * with whatever undici threw: callers check `signal.aborted`. Messages name URLs through
  * `safeUrl()` only and never contain header values.
  */
@@ -62,7 +71,7 @@ export async function fetchManifest(req: ManifestRequest, signal: AbortSignal): 
       if (!REDIRECTS.has(res.statusCode) || location === undefined) {
         return {
           statusCode: res.statusCode,
-          body: res.statusCode === 200 ? await readCapped(res, req.maxBytes, url) : await discard(res, deadline.signal),
+          body: res.statusCode === 200 ? await readBody(res, req.maxBytes, url) : await discard(res, deadline.signal),
           etag: header(res.headers, 'etag'),
           lastModified: header(res.headers, 'last-modified'),
         };
@@ -122,6 +131,8 @@ function requestHeaders(req: ManifestRequest): (readonly [string, string])[] {
   const headers = [...req.headers];
   const has = (name: string): boolean => headers.some(([n]) => n.toLowerCase() === name);
   if (req.basicAuth !== undefined && !has('authorization')) headers.push(['authorization', req.basicAuth]);
+  // Go's transport asks for gzip unless the request names an encoding itself.
+  if (!has('accept-encoding')) headers.push(['accept-encoding', 'gzip']);
   if (req.etag !== undefined && !has('if-none-match')) headers.push(['if-none-match', req.etag]);
   if (req.lastModified !== undefined && !has('if-modified-since')) headers.push(['if-modified-since', req.lastModified]);
   return headers;
@@ -132,23 +143,52 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value;
 }
 
-async function readCapped(res: Dispatcher.ResponseData, maxBytes: number, url: URL): Promise<Buffer> {
-  const tooLarge = (): PodConfigError =>
-    new PodConfigError('PODCONFIG_BODY_TOO_LARGE', `${safeUrl(url)}: response body exceeds ${maxBytes} bytes`, {
-      retryable: true,
-    });
-  const declared = Number(header(res.headers, 'content-length'));
-  if (Number.isFinite(declared) && declared > maxBytes) {
+/** Reads a 200 body: capped, and gunzipped when `Content-Encoding` says gzip (Go's transport does the same). */
+async function readBody(res: Dispatcher.ResponseData, maxBytes: number, url: URL): Promise<Buffer> {
+  const encoding = (header(res.headers, 'content-encoding') ?? 'identity').trim().toLowerCase();
+  if (encoding !== 'gzip' && encoding !== 'x-gzip' && encoding !== 'identity' && encoding !== '') {
     res.body.destroy();
-    throw tooLarge();
+    throw new PodConfigError(
+      'PODCONFIG_MANIFEST_INVALID',
+      `${safeUrl(url)}: unsupported Content-Encoding (only gzip is decoded)`,
+      { retryable: true },
+    );
+  }
+  if (encoding !== 'gzip' && encoding !== 'x-gzip') return readCapped(res, maxBytes, url, maxBytes);
+  const compressed = await readCapped(res, maxBytes + GZIP_OVERHEAD, url, maxBytes);
+  // An empty gzip body reads as an empty body, as with Go's transport (its gzip reader hits EOF).
+  if (compressed.length === 0) return compressed;
+  try {
+    return await gunzipAsync(compressed, { maxOutputLength: maxBytes });
+  } catch (err: unknown) {
+    if ((err as { code?: unknown } | null)?.code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(url, maxBytes);
+    throw new PodConfigError('PODCONFIG_MANIFEST_INVALID', `${safeUrl(url)}: the gzip-encoded body does not decompress: ${errorMessage(err)}`, {
+      retryable: true,
+      cause: err,
+    });
+  }
+}
+
+function tooLarge(url: URL, maxBytes: number): PodConfigError {
+  return new PodConfigError('PODCONFIG_BODY_TOO_LARGE', `${safeUrl(url)}: response body exceeds ${maxBytes} bytes`, {
+    retryable: true,
+  });
+}
+
+/** Reads at most `limit` bytes of the body; more is `PODCONFIG_BODY_TOO_LARGE` naming `maxBytes`. */
+async function readCapped(res: Dispatcher.ResponseData, limit: number, url: URL, maxBytes: number): Promise<Buffer> {
+  const declared = Number(header(res.headers, 'content-length'));
+  if (Number.isFinite(declared) && declared > limit) {
+    res.body.destroy();
+    throw tooLarge(url, maxBytes);
   }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of res.body as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > maxBytes) {
+    if (size > limit) {
       res.body.destroy();
-      throw tooLarge();
+      throw tooLarge(url, maxBytes);
     }
     chunks.push(chunk);
   }

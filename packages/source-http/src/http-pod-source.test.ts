@@ -2,6 +2,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer, type ServerOptions as HttpsServerOptions } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { ANNOTATIONS, ConfigInvalidError, type Clock, type PodSetUpdate } from '@podconfig/core';
 import { MAX_MANIFEST_BYTES } from '@podconfig/manifest';
 import { InstantClock, createTestPki, podManifestYaml, take, type TestPki } from '@podconfig/testing';
@@ -327,6 +328,49 @@ describe(HttpPodSource.name, () => {
       ]);
       expect(clock.sleeps).toEqual([20_000, 20_000, 20_000]);
       expect(source.status().counters.polls_not_modified).toBe(2);
+    });
+
+    describe('gzip (as Go\'s transport)', () => {
+      const gz = (text: string): Buffer => gzipSync(Buffer.from(text));
+
+      it('asks for gzip and decodes a gzip-encoded body', async () => {
+        const server = await serve([ok(gz(podListJson(podObject('a'), podObject('b'))), { 'content-encoding': 'gzip' })]);
+        const { source } = makeSource(`${server.origin}/pods`);
+        const [update] = await first(source, 1);
+        expect(names(update!)).toEqual(['a-node-a', 'b-node-a']);
+        expect(server.requests[0]!.headers).toContainEqual(['accept-encoding', 'gzip']);
+      });
+
+      it('leaves Accept-Encoding to a configured header', async () => {
+        const server = await serve([ok(A)]);
+        const { source } = makeSource(`${server.origin}/pods`, { headers: [['Accept-Encoding', 'identity']] });
+        await first(source, 1);
+        expect(server.requests[0]!.headers.filter(([name]) => name === 'accept-encoding')).toEqual([['accept-encoding', 'identity']]);
+      });
+
+      it('bounds the decompressed body by maxBytes, and names the URL when gzip is broken', async () => {
+        const bomb = gzipSync(Buffer.alloc(64 * 1024 + 1, 0x20)); // a few hundred bytes on the wire
+        const server = await serve([
+          ok(A),
+          ok(bomb, { 'content-encoding': 'gzip' }),
+          ok('not gzip at all', { 'content-encoding': 'gzip' }),
+          ok(gz(B), { 'content-encoding': 'gzip' }),
+        ]);
+        const { source, logs } = makeSource(`${server.origin}/pods`, { maxBytes: 64 * 1024 });
+        const updates = await first(source, 2);
+        expect(updates.map(names)).toEqual([['a-node-a'], ['b-node-a']]);
+        const errors = logs.entries().filter((e) => e.msg === 'manifest poll failed').map((e) => e.err as { code: string; message: string });
+        expect(errors.map((e) => e.code)).toEqual(['PODCONFIG_BODY_TOO_LARGE', 'PODCONFIG_MANIFEST_INVALID']);
+        expect(errors[1]!.message).toMatch(new RegExp(`^${server.origin}/pods: the gzip-encoded body does not decompress`));
+      });
+
+      it('accepts a gzip body that decompresses to exactly maxBytes', async () => {
+        const body = Buffer.from(A + ' '.repeat(64 * 1024 - A.length));
+        const server = await serve([ok(gzipSync(body), { 'content-encoding': 'gzip' })]);
+        const { source } = makeSource(`${server.origin}/pods`, { maxBytes: 64 * 1024, readiness: 'first-success' });
+        const [update] = await first(source, 1);
+        expect(names(update!)).toEqual(['a-node-a']);
+      });
     });
 
     it('restores the pods when a body returns after an empty body (D7)', async () => {

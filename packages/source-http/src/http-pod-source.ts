@@ -50,7 +50,7 @@ export interface HttpPodSourceOptions {
   readonly dispatcher?: Dispatcher;
   /** Deadline for the whole exchange: redirects, headers and body. Default 10 s. */
   readonly timeoutMs?: number;
-  /** Largest accepted body, at most `MAX_MANIFEST_BYTES` (10 MiB, the default). */
+  /** Largest accepted (decompressed) body, at most `MAX_MANIFEST_BYTES` (10 MiB, the default). */
   readonly maxBytes?: number;
   /** Redirects followed per poll (http→https allowed, https→http refused). Default 9: Go's client stops when 10 requests were sent. */
   readonly maxRedirects?: number;
