@@ -330,6 +330,30 @@ describe(HttpPodSource.name, () => {
       expect(source.status().counters.polls_not_modified).toBe(2);
     });
 
+    it('keeps reporting the last completed poll in lastStatusCode while the next one is in flight', async () => {
+      let arrived: () => void = () => undefined;
+      const second = new Promise<void>((resolve) => {
+        arrived = resolve;
+      });
+      const server = await serve([
+        ok(A),
+        (req, res) => {
+          arrived();
+          hang(req, res);
+        },
+      ]);
+      const { source } = makeSource(`${server.origin}/pods`);
+      const controller = new AbortController();
+      const updates = source.updates(controller.signal);
+      expect(names((await updates.next()).value as PodSetUpdate)).toEqual(['a-node-a']);
+      const next = updates.next();
+      await second;
+      expect(source.status().details.lastStatusCode).toBe(200);
+      controller.abort();
+      await expect(next).resolves.toEqual({ done: true, value: undefined });
+      expect(server.requests).toHaveLength(2);
+    });
+
     describe('gzip (as Go\'s transport)', () => {
       const gz = (text: string): Buffer => gzipSync(Buffer.from(text));
 

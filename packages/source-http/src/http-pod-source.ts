@@ -19,7 +19,7 @@ import {
 import { MAX_MANIFEST_BYTES, decodeHttpPods } from '@podconfig/manifest';
 import type { Logger } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
-import { basicAuthFromUrl, fetchManifest, stripCredentials } from './fetch-manifest.js';
+import { basicAuthFromUrl, fetchManifest, stripCredentials, type ManifestResponse } from './fetch-manifest.js';
 import { checkHeader, headerWireValue } from './parse-manifest-url-headers.js';
 
 /**
@@ -260,21 +260,27 @@ export class HttpPodSource implements PodSource, StatusReporter {
   /** One GET and its meaning (spec §3 as amended by D7/D9). Throws on anything but a usable answer. */
   async #poll(dispatcher: Dispatcher, signal: AbortSignal): Promise<{ update: PodSetUpdate | undefined; notModified: boolean }> {
     const applied = this.#applied;
-    this.#lastStatusCode = undefined;
-    const res = await fetchManifest(
-      {
-        url: this.#requestUrl,
-        basicAuth: this.#basicAuth,
-        headers: this.#headers,
-        etag: applied?.etag,
-        lastModified: applied?.lastModified,
-        dispatcher,
-        timeoutMs: this.#timeoutMs,
-        maxBytes: this.#maxBytes,
-        maxRedirects: this.#maxRedirects,
-      },
-      signal,
-    );
+    let res: ManifestResponse;
+    try {
+      res = await fetchManifest(
+        {
+          url: this.#requestUrl,
+          basicAuth: this.#basicAuth,
+          headers: this.#headers,
+          etag: applied?.etag,
+          lastModified: applied?.lastModified,
+          dispatcher,
+          timeoutMs: this.#timeoutMs,
+          maxBytes: this.#maxBytes,
+          maxRedirects: this.#maxRedirects,
+        },
+        signal,
+      );
+    } catch (err: unknown) {
+      // Only a poll that ended changes lastStatusCode: this one got no usable response.
+      if (!signal.aborted) this.#lastStatusCode = undefined;
+      throw err;
+    }
     this.#lastStatusCode = res.statusCode;
     if (res.statusCode === 304 && applied !== undefined && (applied.etag !== undefined || applied.lastModified !== undefined)) {
       return { update: undefined, notModified: true };
