@@ -12,7 +12,7 @@ export interface ManifestRequest {
   readonly basicAuth: string | undefined;
   /** Configured headers, in order, values already in wire form; repeated names are sent as repeated header lines. */
   readonly headers: readonly (readonly [string, string])[];
-  /** Validators of the last applied response (decision D7). */
+  /** Validators of the last applied response (decision D7); `undefined` for an unconditional request. */
   readonly etag: string | undefined;
   readonly lastModified: string | undefined;
   readonly dispatcher: Dispatcher;
@@ -133,8 +133,13 @@ function requestHeaders(req: ManifestRequest): (readonly [string, string])[] {
   if (req.basicAuth !== undefined && !has('authorization')) headers.push(['authorization', req.basicAuth]);
   // Go's transport asks for gzip unless the request names an encoding itself.
   if (!has('accept-encoding')) headers.push(['accept-encoding', 'gzip']);
-  if (req.etag !== undefined && !has('if-none-match')) headers.push(['if-none-match', req.etag]);
-  if (req.lastModified !== undefined && !has('if-modified-since')) headers.push(['if-modified-since', req.lastModified]);
+  // RFC 9110 §13.1.3: a server ignores If-Modified-Since when If-None-Match is present, so an
+  // ETag alone decides; If-Modified-Since is only sent when the server gave no ETag.
+  if (req.etag !== undefined) {
+    if (!has('if-none-match')) headers.push(['if-none-match', req.etag]);
+  } else if (req.lastModified !== undefined && !has('if-modified-since')) {
+    headers.push(['if-modified-since', req.lastModified]);
+  }
   return headers;
 }
 

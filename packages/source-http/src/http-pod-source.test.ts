@@ -9,7 +9,7 @@ import { InstantClock, createTestPki, podManifestYaml, take, type TestPki } from
 import { pino, type Logger } from 'pino';
 import { MockAgent } from 'undici';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { HttpPodSource, type HttpPodSourceOptions } from './http-pod-source.js';
+import { HttpPodSource, UNCONDITIONAL_POLL_EVERY, type HttpPodSourceOptions } from './http-pod-source.js';
 
 // ---------------------------------------------------------------------------------------------
 // A real manifest server on 127.0.0.1 that answers the n-th request with the n-th step and leaves
@@ -328,6 +328,86 @@ describe(HttpPodSource.name, () => {
       ]);
       expect(clock.sleeps).toEqual([20_000, 20_000, 20_000]);
       expect(source.status().counters.polls_not_modified).toBe(2);
+    });
+
+    it('sends only If-None-Match when the applied response had an ETag (RFC 9110: it overrides If-Modified-Since)', async () => {
+      const when = 'Wed, 21 Oct 2026 07:28:00 GMT';
+      const server = await serve([ok(A, { etag: '"a1"', 'last-modified': when }), reply(304), ok(B)]);
+      const { source } = makeSource(`${server.origin}/pods`);
+      expect((await first(source, 2)).map(names)).toEqual([['a-node-a'], ['b-node-a']]);
+      const sent = server.requests[1]!.headers.map(([name]) => name);
+      expect(sent).toContain('if-none-match');
+      expect(sent).not.toContain('if-modified-since');
+    });
+
+    describe('against a server that answers If-Modified-Since by mtime (Python http.server, serve-static, Apache)', () => {
+      /** One file whose content and mtime the test changes; 304 when mtime <= If-Modified-Since. */
+      function fileServer(content: string, mtime: Date) {
+        const file = { content, mtime };
+        const step: Step = (req, res) => {
+          const since = req.headers['if-modified-since'];
+          if (since !== undefined && file.mtime.getTime() <= Date.parse(since)) {
+            res.writeHead(304);
+            res.end();
+            return;
+          }
+          reply(200, file.content, { 'last-modified': file.mtime.toUTCString() })(req, res);
+        };
+        return { file, steps: Array.from({ length: 20 }, () => step) };
+      }
+      const t0 = new Date('2026-10-01T00:00:00Z');
+      const t1 = new Date('2026-10-02T00:00:00Z');
+
+      it(`picks up a restored older file (mtime kept, cp -p) by the ${UNCONDITIONAL_POLL_EVERY}th poll, which is unconditional`, async () => {
+        const { file, steps } = fileServer(A, t0);
+        const server = await serve(steps);
+        const clock = new HookedClock(async (i) => {
+          if (i === 0) Object.assign(file, { content: B, mtime: t1 });
+          if (i === 1) Object.assign(file, { content: A, mtime: t0 }); // the rollback
+        });
+        const { source } = makeSource(`${server.origin}/pods`, { clock });
+        const updates = await first(source, 3);
+        expect(updates.map(names)).toEqual([['a-node-a'], ['b-node-a'], ['a-node-a']]);
+        const ims = server.requests.map((r) => r.headers.find(([n]) => n === 'if-modified-since')?.[1]);
+        expect(ims).toHaveLength(UNCONDITIONAL_POLL_EVERY + 1);
+        expect(ims[0]).toBeUndefined();
+        expect(ims[UNCONDITIONAL_POLL_EVERY]).toBeUndefined();
+        expect(ims.slice(1, UNCONDITIONAL_POLL_EVERY).every((v) => v !== undefined)).toBe(true);
+        expect(source.status().counters.polls_not_modified).toBe(UNCONDITIONAL_POLL_EVERY - 2);
+      });
+
+      it('restores the pods when the same body returns with its older mtime after an empty body (D7)', async () => {
+        const { file, steps } = fileServer(A, t0);
+        const server = await serve(steps);
+        const clock = new HookedClock(async (i) => {
+          if (i === 0) Object.assign(file, { content: '', mtime: t1 });
+          if (i === 1) Object.assign(file, { content: A, mtime: t0 });
+        });
+        const { source } = makeSource(`${server.origin}/pods`, { clock });
+        const updates = await first(source, 3);
+        expect(updates.map(names)).toEqual([['a-node-a'], [], ['a-node-a']]);
+        // No validators are kept for an empty answer: the third poll asks unconditionally.
+        expect(server.requests).toHaveLength(3);
+        expect(server.requests[2]!.headers.map(([name]) => name)).not.toContain('if-modified-since');
+      });
+    });
+
+    it('yields the applied pods as the first SET of a second updates() run, asking unconditionally', async () => {
+      const server = await serve([ok(A, { etag: '"a"' }), ok(A, { etag: '"a"' })]);
+      const { source } = makeSource(`${server.origin}/pods`);
+      expect((await first(source, 1)).map(names)).toEqual([['a-node-a']]);
+      expect((await first(source, 1)).map(names)).toEqual([['a-node-a']]);
+      expect(server.requests).toHaveLength(2);
+      expect(server.requests[1]!.headers.map(([name]) => name)).not.toContain('if-none-match');
+    });
+
+    it("yields the last applied pods as a second run's grace SET while the URL fails (D18)", async () => {
+      const server = await serve([ok(A), reply(500), reply(500)]);
+      const { source, logs } = makeSource(`${server.origin}/pods`);
+      expect((await first(source, 1)).map(names)).toEqual([['a-node-a']]);
+      expect((await first(source, 1)).map(names)).toEqual([['a-node-a']]);
+      expect(source.status()).toMatchObject({ provisional: false, pods: 1, healthy: false });
+      expect(logs.entries().filter((e) => e.msg.startsWith('no answer from the manifest URL yet'))).toMatchObject([{ level: 40, pods: 1 }]);
     });
 
     it('keeps reporting the last completed poll in lastStatusCode while the next one is in flight', async () => {

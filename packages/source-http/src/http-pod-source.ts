@@ -66,15 +66,28 @@ interface Applied {
   readonly pods: PodSnapshot;
   /** sha256 of the applied body, or {@link EMPTY} for an empty body, a 404 or the grace SET. */
   readonly key: string;
-  /** Validators of the response that was applied (or of a later one with the same body). */
+  /** Validators of the response that was applied (or of a later one with the same body); none for an empty answer. */
   readonly etag: string | undefined;
   readonly lastModified: string | undefined;
+}
+
+/** What a poll that did not throw leaves applied, and whether that differs from before. */
+interface PollOutcome {
+  readonly pods: PodSnapshot;
+  readonly changed: boolean;
+  readonly notModified: boolean;
 }
 
 type ApplyReason = 'body' | 'empty body' | 'not found' | 'grace period';
 
 const EMPTY = 'empty';
 const JITTER = 0.5;
+/**
+ * Every this many polls one is sent without validators (D7), the first poll of a run included: a
+ * server that only compares `If-Modified-Since` answers 304 to a file restored with an older mtime
+ * (`cp -p`, `rsync -a`), and this bounds how long it can hide such a rollback.
+ */
+export const UNCONDITIONAL_POLL_EVERY = 10;
 
 /**
  * The `http` source (spec §3, decisions D7–D9, D18): polls a manifest URL and yields a SET of the
@@ -106,6 +119,8 @@ export class HttpPodSource implements PodSource, StatusReporter {
   readonly #tls: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer };
 
   #applied: Applied | undefined;
+  /** The last body the decoder rejected, and how: the same body again fails the same way without re-decoding. */
+  #rejected: { readonly key: string; readonly error: unknown } | undefined;
   #seen = false;
   /** True once the URL gave a definitive answer (D9): a 200 with a valid or empty body, or a 404 under `definitive`. */
   #definitive = false;
@@ -190,14 +205,19 @@ export class HttpPodSource implements PodSource, StatusReporter {
       random: this.#random,
     });
     const graceAt = this.#readiness === 'definitive' ? this.#clock.now() + 2 * this.#periodMs : undefined;
+    // Per run (PodSource contract): a new consumer gets a first SET even when nothing changed since
+    // the previous run, and the first poll of a run is unconditional.
+    let yielded = false;
+    let polls = 0;
     this.#log.info({ periodMs: this.#periodMs, readiness: this.#readiness }, 'polling manifest URL');
     try {
       while (!signal.aborted) {
         let wait = this.#periodMs;
-        let update: PodSetUpdate | undefined;
+        let outcome: PollOutcome | undefined;
+        const conditional = polls % UNCONDITIONAL_POLL_EVERY !== 0;
+        polls++;
         try {
-          const outcome = await this.#poll(dispatcher, signal);
-          update = outcome.update;
+          outcome = await this.#poll(dispatcher, conditional, signal);
           backoff.reset();
           this.#succeeded(outcome.notModified);
         } catch (err: unknown) {
@@ -206,20 +226,17 @@ export class HttpPodSource implements PodSource, StatusReporter {
           this.#failed(err, wait);
         }
         this.#nextPollInMs = wait;
-        if (update !== undefined) {
-          this.#seen = true;
-          yield update;
+        if (outcome !== undefined && (outcome.changed || !yielded)) {
+          yielded = this.#seen = true;
+          yield { source: this.name, op: 'SET', pods: outcome.pods };
         }
-        if (!this.#seen && graceAt !== undefined && graceAt - this.#clock.now() <= wait) {
+        if (!yielded && graceAt !== undefined && graceAt - this.#clock.now() <= wait) {
           const early = Math.max(0, graceAt - this.#clock.now());
           if (early > 0) await this.#clock.sleep(early, signal);
           if (signal.aborted) return;
           wait -= early;
-          const grace = this.#apply(PodSnapshot.empty, EMPTY, undefined, undefined, 'grace period');
-          if (grace !== undefined) {
-            this.#seen = true;
-            yield grace;
-          }
+          yielded = this.#seen = true;
+          yield { source: this.name, op: 'SET', pods: this.#grace() };
         }
         await this.#clock.sleep(wait, signal);
       }
@@ -257,9 +274,15 @@ export class HttpPodSource implements PodSource, StatusReporter {
     };
   }
 
-  /** One GET and its meaning (spec §3 as amended by D7/D9). Throws on anything but a usable answer. */
-  async #poll(dispatcher: Dispatcher, signal: AbortSignal): Promise<{ update: PodSetUpdate | undefined; notModified: boolean }> {
+  /**
+   * One GET and its meaning (spec §3 as amended by D7/D9). Throws on anything but a usable answer.
+   * `conditional: false` sends no validators (the first poll of a run, and every
+   * {@link UNCONDITIONAL_POLL_EVERY}th).
+   */
+  async #poll(dispatcher: Dispatcher, conditional: boolean, signal: AbortSignal): Promise<PollOutcome> {
     const applied = this.#applied;
+    const etag = conditional ? applied?.etag : undefined;
+    const lastModified = conditional ? applied?.lastModified : undefined;
     let res: ManifestResponse;
     try {
       res = await fetchManifest(
@@ -267,8 +290,8 @@ export class HttpPodSource implements PodSource, StatusReporter {
           url: this.#requestUrl,
           basicAuth: this.#basicAuth,
           headers: this.#headers,
-          etag: applied?.etag,
-          lastModified: applied?.lastModified,
+          etag,
+          lastModified,
           dispatcher,
           timeoutMs: this.#timeoutMs,
           maxBytes: this.#maxBytes,
@@ -282,29 +305,40 @@ export class HttpPodSource implements PodSource, StatusReporter {
       throw err;
     }
     this.#lastStatusCode = res.statusCode;
-    if (res.statusCode === 304 && applied !== undefined && (applied.etag !== undefined || applied.lastModified !== undefined)) {
-      return { update: undefined, notModified: true };
+    if (res.statusCode === 304 && applied !== undefined && (etag !== undefined || lastModified !== undefined)) {
+      return { pods: applied.pods, changed: false, notModified: true };
     }
     if (res.statusCode === 404 && this.#readiness === 'definitive') {
-      return { update: this.#apply(PodSnapshot.empty, EMPTY, undefined, undefined, 'not found'), notModified: false };
+      return this.#apply(PodSnapshot.empty, EMPTY, undefined, undefined, 'not found');
     }
     if (res.statusCode !== 200 || res.body === undefined) {
       throw new PodConfigError('PODCONFIG_HTTP_STATUS', `${this.#safeUrl}: HTTP ${res.statusCode}`, { retryable: true });
     }
     if (res.body.length === 0) {
-      return { update: this.#apply(PodSnapshot.empty, EMPTY, res.etag, res.lastModified, 'empty body'), notModified: false };
+      // No validators for an empty answer: "changed since it was empty?" is what a server answers
+      // 304 to when the old file is put back with its old mtime, and the pods must come back (D7).
+      return this.#apply(PodSnapshot.empty, EMPTY, undefined, undefined, 'empty body');
     }
     const key = createHash('sha256').update(res.body).digest('hex');
     if (applied?.key === key) {
       // The body that is applied already: nothing to parse or send; keep the newest validators.
       this.#applied = { ...applied, etag: res.etag, lastModified: res.lastModified };
-      return { update: undefined, notModified: false };
+      return { pods: applied.pods, changed: false, notModified: false };
     }
-    const { snapshot, duplicates } = PodSnapshot.from(this.#decode(res.body));
+    // The body rejected last time, byte for byte: the same error, without decoding it again.
+    if (this.#rejected?.key === key) throw this.#rejected.error;
+    let decoded: ReturnType<typeof decodeHttpPods>;
+    try {
+      decoded = this.#decode(res.body);
+    } catch (err: unknown) {
+      this.#rejected = { key, error: err };
+      throw err;
+    }
+    const { snapshot, duplicates } = PodSnapshot.from(decoded);
     for (const pod of duplicates) {
       this.#log.warn({ pod: podRef(pod), uid: podUid(pod) }, 'duplicate pod in manifest, the first one wins');
     }
-    return { update: this.#apply(snapshot, key, res.etag, res.lastModified, 'body'), notModified: false };
+    return this.#apply(snapshot, key, res.etag, res.lastModified, 'body');
   }
 
   #decode(body: Buffer): ReturnType<typeof decodeHttpPods> {
@@ -317,22 +351,36 @@ export class HttpPodSource implements PodSource, StatusReporter {
     }
   }
 
-  /** Makes `pods` the applied set; returns the SET to yield, or nothing when the set is the same. */
+  /**
+   * The pods of a run's grace SET (D9): the applied set if an earlier run applied one (an error
+   * never drops pods, D18), else an empty set, applied provisionally.
+   */
+  #grace(): PodSnapshot {
+    const applied = this.#applied;
+    if (applied !== undefined) {
+      this.#log.warn({ graceMs: 2 * this.#periodMs, pods: applied.pods.size }, 'no answer from the manifest URL yet, reporting the last applied http pods');
+      return applied.pods;
+    }
+    return this.#apply(PodSnapshot.empty, EMPTY, undefined, undefined, 'grace period').pods;
+  }
+
+  /** Makes `pods` the applied set; `changed` is false when the set is the same (then nothing needs yielding). */
   #apply(
     pods: PodSnapshot,
     key: string,
     etag: string | undefined,
     lastModified: string | undefined,
     reason: ApplyReason,
-  ): PodSetUpdate | undefined {
+  ): PollOutcome {
     const previous = this.#applied;
     const same = previous !== undefined && (previous.key === key || (pods.size === 0 && previous.pods.size === 0));
     // The first definitive answer after the grace SET ends the provisional state: it is yielded even
     // when it repeats the grace SET's empty set, so a consumer re-reads status() on that SET.
     const settles = reason !== 'grace period' && this.#seen && !this.#definitive;
     if (reason !== 'grace period') this.#definitive = true;
-    this.#applied = { pods: same ? previous.pods : pods, key, etag, lastModified };
-    if (same && !settles) return undefined;
+    const applied = same ? previous.pods : pods;
+    this.#applied = { pods: applied, key, etag, lastModified };
+    if (same && !settles) return { pods: applied, changed: false, notModified: false };
     const removed = previous?.pods.size ?? 0;
     if (reason === 'grace period') {
       this.#log.warn({ graceMs: 2 * this.#periodMs }, 'no definitive answer from the manifest URL yet, reporting no http pods');
@@ -341,7 +389,7 @@ export class HttpPodSource implements PodSource, StatusReporter {
     } else {
       this.#log.info({ pods: pods.size, reason }, 'manifest applied');
     }
-    return { source: this.name, op: 'SET', pods };
+    return { pods, changed: true, notModified: false };
   }
 
   #succeeded(notModified: boolean): void {
