@@ -25,7 +25,12 @@ describe('fixtures', () => {
 
   it('manifests/valid/: every file decodes from a manifest URL, and every file but the PodLists from a file', async () => {
     const dir = fixturePath('manifests/valid');
-    for (const name of await readdir(dir)) {
+    const files = (await readdir(dir)).sort();
+    expect(files).toEqual([
+      'existing-toleration.yaml', 'kube-system.yaml', 'multi-document.yaml', 'pinned-uid.yaml', 'pod-list.json',
+      'pod-list.yaml', 'pod-reformatted.yaml', 'pod.json', 'pod.yaml',
+    ]);
+    for (const name of files) {
       const data = await readFile(`${dir}/${name}`);
       expect(decodeHttpPods(data, { nodeName: 'n', origin: { kind: 'url', url: `http://127.0.0.1/${name}` } }).length).toBeGreaterThan(0);
       if (!name.startsWith('pod-list')) expect(decodeFilePod(data, options(`${dir}/${name}`)).kind).toBe('Pod');
@@ -34,7 +39,13 @@ describe('fixtures', () => {
 
   it('manifests/invalid/: every file is rejected by both pipelines', async () => {
     const dir = fixturePath('manifests/invalid');
-    for (const name of await readdir(dir)) {
+    const files = (await readdir(dir)).sort();
+    expect(files).toEqual([
+      'alias-bomb.yaml', 'binary-garbage.bin', 'configmap-env.yaml', 'empty.yaml', 'ephemeral-containers.yaml',
+      'invalid-yaml.yaml', 'missing-kind.yaml', 'missing-name.yaml', 'name-too-long.yaml', 'non-pod-kind.yaml',
+      'pod-list-bad-item.yaml', 'secret-volume.yaml', 'service-account.yaml', 'unknown-field.yaml',
+    ]);
+    for (const name of files) {
       const data = await readFile(`${dir}/${name}`);
       expect(() => decodeFilePod(data, options(`${dir}/${name}`))).toThrow(ManifestInvalidError);
       expect(() => decodeHttpPods(data, { nodeName: 'n', origin: { kind: 'url', url: 'http://127.0.0.1/' } })).toThrow(ManifestInvalidError);
