@@ -185,7 +185,7 @@ describe(FilePodSource.name, () => {
       await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
       // periodMs is an hour: only the re-armed watch can explain this SET, and no empty SET repeats before it.
       expect(keys(await run.next())).toEqual([key('a')]);
-      expect(msgs(log.lines, 'manifest path does not exist')).toHaveLength(1);
+      expect(msgs(log.lines, 'manifest path does not exist')).toMatchObject([{ level: 40, path: dir }]);
       expect(source.status().details).toMatchObject({ mode: 'directory', watch: 'active' });
     });
 

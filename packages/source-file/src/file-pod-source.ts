@@ -245,7 +245,9 @@ export class FilePodSource implements PodSource, StatusReporter {
       this.#invalidSeen.update(new Map());
       this.#shadowedSeen.update(new Map());
       this.#skippedSeen.update(new Map());
-      this.#pathChanged('missing', () => this.#log.info({}, 'manifest path does not exist'));
+      // A warning, once per state change (the kubelet logs an error every scan): a mistyped path is worth an
+      // operator's look, yet it is a state the source handles (D5), so the source stays healthy.
+      this.#pathChanged('missing', () => this.#log.warn({ path: this.#path }, 'manifest path does not exist'));
       return { set: NO_MANIFESTS, directory: false };
     }
     this.#mode = result.mode;
