@@ -34,4 +34,20 @@ describe(AgentMetrics.name, () => {
     errors = 5;
     expect(await metrics.registry.metrics()).toContain('podconfig_source_events_total{source="file",event="errors"} 5');
   });
+
+  it('exports a source event counter that is still 0 as a series at 0, then counts it up', async () => {
+    const metrics = new AgentMetrics({ collectDefault: false });
+    let relists = 0;
+    const source: PodSource & StatusReporter = {
+      name: 'api',
+      async *updates() { yield { source: 'api', op: 'SET', pods: PodSnapshot.empty }; },
+      status: (): SourceStatus => ({ seen: true, healthy: true, pods: 0, counters: { relists, errors: 0 }, details: {} }),
+    };
+    metrics.watchSources([source], () => true);
+    const first = await metrics.registry.metrics();
+    expect(first).toContain('podconfig_source_events_total{source="api",event="relists"} 0');
+    expect(first).toContain('podconfig_source_events_total{source="api",event="errors"} 0');
+    relists = 2;
+    expect(await metrics.registry.metrics()).toContain('podconfig_source_events_total{source="api",event="relists"} 2');
+  });
 });

@@ -72,9 +72,12 @@ export class AgentMetrics {
         for (const [source, fn] of statusFns) {
           for (const [event, value] of Object.entries(fn().counters)) {
             const id = `${source}\0${event}`;
-            const delta = value - (counterSeen.get(id) ?? 0);
+            const before = counterSeen.get(id);
+            // A series first seen at 0 is exported at 0 (a counter that has not moved yet is still a series).
+            if (before === undefined) this.inc({ source, event }, 0);
+            const delta = value - (before ?? 0);
             if (delta > 0) this.inc({ source, event }, delta);
-            counterSeen.set(id, Math.max(value, counterSeen.get(id) ?? 0));
+            counterSeen.set(id, Math.max(value, before ?? 0));
           }
         }
       },
