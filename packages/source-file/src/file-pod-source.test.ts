@@ -1,7 +1,7 @@
 import { renameSync } from 'node:fs';
 import { mkdir, open, rename, rm, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigInvalidError, systemClock, type Clock, type PodSetUpdate } from '@podconfig/core';
@@ -152,6 +152,17 @@ describe(FilePodSource.name, () => {
       expect(first.source).toBe('file');
       expect(first.op).toBe('SET');
       expect(source.status().details).toMatchObject({ mode: 'directory', ignored: 1, invalid: [] });
+    });
+
+    it('hashes the absolute file path into the UID, so a relative path gives the same UIDs (spec §1.3, D6)', async () => {
+      const dir = await makeDir();
+      await writeFile(join(dir, 'web.yaml'), podManifestYaml('web'));
+      const relativePath = relative(process.cwd(), dir);
+      expect(relativePath.startsWith('/')).toBe(false);
+      const absolute = await start({ path: dir }).run.next();
+      const fromRelative = await start({ path: relativePath }).run.next();
+      expect(uid(fromRelative, key('web'))).toBe(expectedUid(podManifestYaml('web'), join(dir, 'web.yaml')));
+      expect(uid(fromRelative, key('web'))).toBe(uid(absolute, key('web')));
     });
 
     it('skips a sub-directory with a "not recursing" log and ignores its contents (#21)', async () => {
