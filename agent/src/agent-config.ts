@@ -3,6 +3,8 @@ export interface HandlerSpec {
   readonly name: string;
   /** `NAME=ARG` gives `{ arg }`; a config file entry gives its other fields. */
   readonly options: Readonly<Record<string, unknown>>;
+  /** Where it was given (`--config FILE: field "handlers"[1]`), named in its load and option errors. */
+  readonly origin?: string;
 }
 
 export interface StatusAddress {
@@ -44,6 +46,11 @@ export interface AgentConfig {
   readonly statusAddress: StatusAddress | undefined;
   readonly logLevel: string;
   readonly shutdownTimeoutMs: number;
+  /**
+   * How each setting that was set was given (`--manifest-url-ca`, `--config FILE: field "staticPodURLCAFile"`),
+   * for errors found after parsing, such as an unreadable file. Unset settings are absent.
+   */
+  readonly origins?: Readonly<Partial<Record<keyof AgentConfig, string>>>;
 }
 
 /** Every default of section 8 of the kubelet spec that applies, plus podconfig's own. */

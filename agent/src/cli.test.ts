@@ -14,6 +14,17 @@ describe('parseCommandLine()', () => {
     expect(cl.flags).toMatchObject({ 'pod-manifest-path': '/etc/kubernetes/manifests', 'file-check-frequency': '5s', 'node-name': 'Node-A' });
   });
 
+  it('shows the defaults in --help, as pflag does, and none for settings that are unset by default', () => {
+    const r = parseCommandLine(['--help'], '1.2.3');
+    if (r.kind !== 'exit') throw new Error('expected help');
+    const help = r.output.replace(/\s+/g, ' ');
+    for (const shown of ['--file-check-frequency <DURATION> periodic full re-scan of the manifest path (events trigger re-scans too) (default 20s)',
+      '--sync-frequency <DURATION> periodic re-sync of every pod with the handlers (jittered up to +50%) (default 1m)', '(default 10s)', '(default 8)', '(default true)', '(default "per-source")', '(default "127.0.0.1:10265")', '(default "info")']) {
+      expect(help).toContain(shown);
+    }
+    expect(help).not.toMatch(/--pod-manifest-path <PATH> [^-]*\(default/);
+  });
+
   it('maps --hostname-override to the node name', () => {
     expect(run(['--hostname-override', 'n1']).flags['node-name']).toBe('n1');
   });

@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
-import { SETTINGS } from './settings.js';
+import { SETTINGS, helpDefault } from './settings.js';
 
 export interface CommandLine {
   /** Raw flag values by flag name (without dashes); repeatable flags give string[]. */
@@ -29,7 +29,10 @@ export function parseCommandLine(argv: readonly string[], version: string): Comm
   for (const s of SETTINGS) {
     // A bool flag alone means true, as Go's bool flags do (`--watch-list`); `--watch-list=false` turns it off.
     const value = s.isBool === true ? `[${s.arg}]` : `<${s.arg}>`;
-    const opt = new Option(`--${s.flag} ${value}`, s.help);
+    // The default in the help text, as pflag prints it (`(default 20s)`); not as commander's default
+    // value, which would count as given and override the config file.
+    const shown = helpDefault(s);
+    const opt = new Option(`--${s.flag} ${value}`, shown === undefined ? s.help : `${s.help} (default ${shown})`);
     if (s.repeatable === true) opt.argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]);
     program.addOption(opt);
     attribute.set(opt.attributeName(), s.flag);

@@ -57,7 +57,35 @@ describe('resolveConfig()', () => {
     for (const [flag, value] of [['sync-frequency', '597h'], ['handler-timeout', '600h'], ['shutdown-timeout', '720h'], ['file-check-frequency', '1000h']]) {
       expect(invalid(() => resolveConfig({ [flag!]: value }, {}))).toBe(`--${flag}: must be at most 596h31m23.647s, the longest timer Node.js sets`);
     }
-    expect(invalid(() => resolveConfig({}, { httpCheckFrequency: 2 ** 31 }))).toContain('config field "httpCheckFrequency": must be at most');
+    expect(invalid(() => resolveConfig({}, { httpCheckFrequency: 2 ** 31 }, { durationsInMs: true }))).toContain('config field "httpCheckFrequency": must be at most');
+  });
+
+  it('refuses a bare number for a duration field of a config file, naming the file and the field (kubelet metav1.Duration)', () => {
+    for (const field of ['syncFrequency', 'fileCheckFrequency', 'httpCheckFrequency', 'handlerTimeout', 'shutdownTimeout']) {
+      expect(invalid(() => resolveConfig({}, { [field]: 60 }, { configFile: '/etc/podconfig/config.yaml' })))
+        .toBe(`--config /etc/podconfig/config.yaml: field "${field}": must be a duration string like "20s", got the number 60`);
+    }
+    // The library API (runPodConfig) documents numbers as milliseconds.
+    expect(resolveConfig({}, { syncFrequency: 60 }, { durationsInMs: true }).syncFrequencyMs).toBe(60);
+  });
+
+  it('names the config file in a field\'s error', () => {
+    expect(invalid(() => resolveConfig({}, { readiness: 'some' }, { configFile: '/c.yaml' }))).toBe('--config /c.yaml: field "readiness": must be one of per-source, all-sources, got "some"');
+  });
+
+  it('resolves relative path fields of a config file against its directory, as the kubelet does, and leaves flags as given', () => {
+    const file = { staticPodPath: 'manifests', staticPodURLCAFile: '../pki/ca.pem', staticPodURLClientCertFile: 'c.pem', staticPodURLClientKeyFile: '/abs/k.pem', kubeconfig: 'kubelet.conf' };
+    const c = resolveConfig({}, file, { configFile: '/etc/podconfig/config.yaml' });
+    expect([c.staticPodPath, c.manifestUrlCaFile, c.manifestUrlClientCertFile, c.manifestUrlClientKeyFile, c.kubeconfig])
+      .toEqual(['/etc/podconfig/manifests', '/etc/pki/ca.pem', '/etc/podconfig/c.pem', '/abs/k.pem', '/etc/podconfig/kubelet.conf']);
+    expect(resolveConfig({ 'pod-manifest-path': 'manifests' }, file, { configFile: '/etc/podconfig/config.yaml' }).staticPodPath).toBe('manifests');
+    expect(resolveConfig({}, { staticPodPath: 'manifests' }).staticPodPath).toBe('manifests');
+  });
+
+  it('records how each set setting was given, for later errors', () => {
+    const c = resolveConfig({ 'manifest-url-ca': '/a.pem' }, { staticPodURLClientCertFile: '/c.pem', staticPodURLClientKeyFile: '/k.pem' }, { configFile: '/c.yaml' });
+    expect(c.origins).toMatchObject({ manifestUrlCaFile: '--manifest-url-ca', manifestUrlClientCertFile: '--config /c.yaml: field "staticPodURLClientCertFile"' });
+    expect(c.origins).not.toHaveProperty('syncFrequencyMs');
   });
 
   it('reads staticPodURLHeader maps and --manifest-url-header flags in order', () => {
@@ -113,12 +141,12 @@ describe('SETTINGS', () => {
 
 describe('parseHandlerSpec()', () => {
   it('splits NAME=ARG at the first "="', () => {
-    expect(parseHandlerSpec('exec=/usr/bin/run=x', 'h')).toEqual({ name: 'exec', options: { arg: '/usr/bin/run=x' } });
-    expect(parseHandlerSpec('log', 'h')).toEqual({ name: 'log', options: {} });
+    expect(parseHandlerSpec('exec=/usr/bin/run=x', 'h')).toEqual({ name: 'exec', options: { arg: '/usr/bin/run=x' }, origin: 'h' });
+    expect(parseHandlerSpec('log', 'h')).toEqual({ name: 'log', options: {}, origin: 'h' });
   });
 
   it('takes config entries with options', () => {
-    expect(parseHandlerSpec({ name: 'exec', command: '/bin/true', args: ['-x'] }, 'h')).toEqual({ name: 'exec', options: { command: '/bin/true', args: ['-x'] } });
+    expect(parseHandlerSpec({ name: 'exec', command: '/bin/true', args: ['-x'] }, 'h')).toEqual({ name: 'exec', options: { command: '/bin/true', args: ['-x'] }, origin: 'h' });
   });
 
   it('rejects an entry without a name', () => {

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigInvalidError, formatDuration, MAX_TIMER_MS } from '@podconfig/core';
 import { parseManifestUrlHeaders } from '@podconfig/source-http';
 import { DEFAULTS, type AgentConfig, type HandlerSpec } from './agent-config.js';
@@ -22,9 +23,25 @@ export interface Setting {
   readonly repeatable?: boolean;
   /** A bool flag, as Go's `IsBoolFlag()`: `--flag` alone means true, `--flag=false` turns it off. */
   readonly isBool?: boolean;
+  /**
+   * A file path: a relative one given in a config file is resolved against the file's directory
+   * (the kubelet's `resolveRelativePaths` over `KubeletConfigurationPathRefs`); a flag's stays as given.
+   */
+  readonly isPath?: boolean;
   /** `raw` is a flag string (or string[] when repeatable) or a config-file value; `what` names it in errors. */
-  readonly parse: (raw: unknown, what: string) => unknown;
+  readonly parse: (raw: unknown, what: string, ctx: ParseContext) => unknown;
   readonly fallback: () => unknown;
+  /** The default as `--help` shows it (`20s`); none when the default is "unset". */
+  readonly defaultHelp?: string;
+}
+
+/** How a raw value is read beyond its own text. */
+export interface ParseContext {
+  /**
+   * A number for a duration means milliseconds: only for the library API (`runPodConfig()`). A
+   * config file must give a duration string, as the kubelet refuses numbers for `metav1.Duration`.
+   */
+  readonly durationsInMs: boolean;
 }
 
 const str = (raw: unknown, what: string): string => {
@@ -35,7 +52,10 @@ const optionalPath = (raw: unknown, what: string): string | undefined => {
   const s = str(raw, what).trim();
   return s === '' ? undefined : s;
 };
-const duration = (opts: { positive?: boolean; zeroIsDefault?: number } = {}) => (raw: unknown, what: string): number => {
+const duration = (opts: { positive?: boolean; zeroIsDefault?: number } = {}) => (raw: unknown, what: string, ctx: ParseContext): number => {
+  if (typeof raw === 'number' && !ctx.durationsInMs) {
+    throw new ConfigInvalidError(`${what}: must be a duration string like "20s", got the number ${String(raw)}`);
+  }
   const ms = typeof raw === 'number' ? raw : parseDuration(str(raw, what), what);
   if (ms < 0) throw new ConfigInvalidError(`${what}: must not be negative`);
   // A longer timer would fire at once (Node.js's TimeoutOverflowWarning), not late.
@@ -113,12 +133,12 @@ export function parseHandlerSpec(raw: unknown, what: string): HandlerSpec {
     const eq = raw.indexOf('=');
     const name = (eq < 0 ? raw : raw.slice(0, eq)).trim();
     if (name === '') throw new ConfigInvalidError(`${what}: a handler spec needs a name before "=" (NAME[=ARG])`);
-    return { name, options: eq < 0 ? {} : { arg: raw.slice(eq + 1) } };
+    return { name, options: eq < 0 ? {} : { arg: raw.slice(eq + 1) }, origin: what };
   }
   if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
     const { name, ...options } = raw as Record<string, unknown>;
     if (typeof name !== 'string' || name.trim() === '') throw new ConfigInvalidError(`${what}: a handler entry needs a "name"`);
-    return { name: name.trim(), options };
+    return { name: name.trim(), options, origin: what };
   }
   throw new ConfigInvalidError(`${what}: a handler is "NAME[=ARG]" or { name: NAME, ...options }`);
 }
@@ -132,10 +152,10 @@ const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'
 
 export const SETTINGS: readonly Setting[] = [
   { key: 'nodeName', flag: 'node-name', aliases: ['hostname-override'], field: 'nodeName', arg: 'NAME',
-    help: 'node name: static pod names get "-<node>" (lowercased); the apiserver source watches pods bound to it (default: the OS hostname)',
+    help: 'node name: static pod names get "-<node>" (lowercased); the apiserver source watches pods bound to it (default: the OS hostname)', defaultHelp: '',
     parse: (raw, what) => normalizeNodeName(str(raw, what), what), fallback: () => normalizeNodeName(hostname(), 'the OS hostname') },
   { key: 'staticPodPath', flag: 'pod-manifest-path', field: 'staticPodPath', arg: 'PATH',
-    help: 'directory (or single file) of static pod manifests; unset disables the file source', parse: optionalPath, fallback: () => undefined },
+    help: 'directory (or single file) of static pod manifests; unset disables the file source', isPath: true, parse: optionalPath, fallback: () => undefined },
   { key: 'fileCheckFrequencyMs', flag: 'file-check-frequency', field: 'fileCheckFrequency', arg: 'DURATION',
     help: 'periodic full re-scan of the manifest path (events trigger re-scans too)', parse: duration({ zeroIsDefault: DEFAULTS.fileCheckFrequencyMs }),
     fallback: () => DEFAULTS.fileCheckFrequencyMs },
@@ -150,18 +170,18 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'manifestUrlHeaders', flag: 'manifest-url-header', field: 'staticPodURLHeader', arg: "'a:x,b:y'", repeatable: true,
     help: 'HTTP headers for the manifest URL, e.g. \'a:hello,b:again\' (repeatable; values appended in order)', parse: headers, fallback: () => [] },
   { key: 'manifestUrlCaFile', flag: 'manifest-url-ca', field: 'staticPodURLCAFile', arg: 'FILE',
-    help: 'PEM file with the CA that signs the manifest URL\'s certificate', parse: optionalPath, fallback: () => undefined },
+    help: 'PEM file with the CA that signs the manifest URL\'s certificate', isPath: true, parse: optionalPath, fallback: () => undefined },
   { key: 'manifestUrlClientCertFile', flag: 'manifest-url-client-cert', field: 'staticPodURLClientCertFile', arg: 'FILE',
-    help: 'PEM client certificate presented to the manifest URL (with --manifest-url-client-key)', parse: optionalPath, fallback: () => undefined },
+    help: 'PEM client certificate presented to the manifest URL (with --manifest-url-client-key)', isPath: true, parse: optionalPath, fallback: () => undefined },
   { key: 'manifestUrlClientKeyFile', flag: 'manifest-url-client-key', field: 'staticPodURLClientKeyFile', arg: 'FILE',
-    help: 'PEM private key of --manifest-url-client-cert', parse: optionalPath, fallback: () => undefined },
+    help: 'PEM private key of --manifest-url-client-cert', isPath: true, parse: optionalPath, fallback: () => undefined },
   { key: 'httpCheckFrequencyMs', flag: 'http-check-frequency', field: 'httpCheckFrequency', arg: 'DURATION',
     help: 'time between manifest URL polls (backs off up to 5m on failure)', parse: duration({ zeroIsDefault: DEFAULTS.httpCheckFrequencyMs }),
     fallback: () => DEFAULTS.httpCheckFrequencyMs },
   { key: 'httpReady', flag: 'http-ready', field: 'httpReady', arg: 'definitive|first-success',
     help: 'when the http source counts as ready: after a definitive answer or a grace period (D9), or only after a success', parse: oneOf(['definitive', 'first-success'] as const), fallback: () => 'definitive' },
   { key: 'kubeconfig', flag: 'kubeconfig', field: 'kubeconfig', arg: 'FILE',
-    help: 'kubeconfig for the apiserver source (else $KUBECONFIG, ~/.kube/config, in-cluster; none: standalone)', parse: optionalPath, fallback: () => undefined },
+    help: 'kubeconfig for the apiserver source (else $KUBECONFIG, ~/.kube/config, in-cluster; none: standalone)', isPath: true, parse: optionalPath, fallback: () => undefined },
   { key: 'context', flag: 'context', field: 'context', arg: 'NAME', help: 'kubeconfig context to use', parse: optionalPath, fallback: () => undefined },
   { key: 'kubeApiQps', flag: 'kube-api-qps', field: 'kubeAPIQPS', arg: 'N', help: 'client-side QPS limit towards the apiserver', parse: number({}), fallback: () => DEFAULTS.kubeApiQps },
   { key: 'kubeApiBurst', flag: 'kube-api-burst', field: 'kubeAPIBurst', arg: 'N', help: 'client-side burst towards the apiserver', parse: number({ integer: true }), fallback: () => DEFAULTS.kubeApiBurst },
@@ -179,7 +199,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'handlerTimeoutMs', flag: 'handler-timeout', field: 'handlerTimeout', arg: 'DURATION', help: 'per-call timeout of sync handlers', parse: duration({ positive: true }), fallback: () => DEFAULTS.handlerTimeoutMs },
   { key: 'handlerConcurrency', flag: 'handler-concurrency', field: 'handlerConcurrency', arg: 'N', help: 'handler calls in flight across pods', parse: number({ integer: true }), fallback: () => DEFAULTS.handlerConcurrency },
   { key: 'statusAddress', flag: 'status-address', field: 'statusAddress', arg: 'HOST:PORT',
-    help: 'status server (/healthz /readyz /pods /sources /metrics); "off" disables it', parse: (raw, what) => parseStatusAddress(str(raw, what), what),
+    help: 'status server (/healthz /readyz /pods /sources /metrics); "off" disables it', parse: (raw, what) => parseStatusAddress(str(raw, what), what), defaultHelp: JSON.stringify(DEFAULTS.statusAddress),
     fallback: () => parseStatusAddress(DEFAULTS.statusAddress, 'default') },
   { key: 'logLevel', flag: 'log-level', field: 'logLevel', arg: 'LEVEL', help: `log level: ${LOG_LEVELS.join(', ')}`, parse: oneOf(LOG_LEVELS), fallback: () => DEFAULTS.logLevel },
   { key: 'shutdownTimeoutMs', flag: 'shutdown-timeout', field: 'shutdownTimeout', arg: 'DURATION',
@@ -189,18 +209,66 @@ export const SETTINGS: readonly Setting[] = [
 /** The config-file field names (KubeletConfiguration's where the kubelet has one), for unknown-field checks. */
 export const CONFIG_FIELDS: ReadonlySet<string> = new Set(SETTINGS.map((s) => s.field));
 
+/**
+ * The default as `--help` shows it, as pflag does: `20s`, `8`, `true`, `"keep"`. None for a setting
+ * whose default is "unset", a list, or computed at run time (its help says what it is).
+ */
+export function helpDefault(s: Setting): string | undefined {
+  if (s.defaultHelp !== undefined) return s.defaultHelp === '' ? undefined : s.defaultHelp;
+  const value = s.fallback();
+  if (typeof value === 'number') return s.key.endsWith('Ms') ? formatDuration(value) : String(value);
+  if (typeof value === 'boolean') return String(value);
+  if (typeof value === 'string') return JSON.stringify(value);
+  return undefined;
+}
+
+/** Where the config-file fields came from, and how numbers for durations read. */
+export interface ResolveConfigOptions {
+  /**
+   * The config file the fields were read from: errors name it (`--config FILE: field "x"`), and
+   * relative path fields resolve against its directory, as the kubelet's do.
+   */
+  readonly configFile?: string;
+  /** Library use (`runPodConfig()`): a number for a duration field is milliseconds. Default false: rejected. */
+  readonly durationsInMs?: boolean;
+}
+
 /** Flags (by flag name) override file fields (by field name) override defaults. */
-export function resolveConfig(flags: Readonly<Record<string, unknown>>, file: Readonly<Record<string, unknown>>): AgentConfig {
+export function resolveConfig(flags: Readonly<Record<string, unknown>>, file: Readonly<Record<string, unknown>>, o: ResolveConfigOptions = {}): AgentConfig {
+  const ctx: ParseContext = { durationsInMs: o.durationsInMs === true };
+  const configFile = o.configFile;
+  const fieldLabel = (field: string): string => (configFile === undefined ? `config field "${field}"` : `--config ${configFile}: field "${field}"`);
   const out: Record<string, unknown> = {};
+  const origins: Record<string, string> = {};
   for (const s of SETTINGS) {
     const fromFlag = flags[s.flag];
-    if (fromFlag !== undefined) out[s.key] = s.parse(fromFlag, `--${s.flag}`);
-    else if (file[s.field] !== undefined && file[s.field] !== null) out[s.key] = s.parse(file[s.field], `config field "${s.field}"`);
-    else out[s.key] = s.fallback();
+    if (fromFlag !== undefined) {
+      out[s.key] = s.parse(fromFlag, `--${s.flag}`, ctx);
+      origins[s.key] = `--${s.flag}`;
+    } else if (file[s.field] !== undefined && file[s.field] !== null) {
+      const what = fieldLabel(s.field);
+      let value = s.parse(file[s.field], what, ctx);
+      if (s.isPath === true && typeof value === 'string' && configFile !== undefined && !isAbsolute(value)) {
+        value = resolve(dirname(configFile), value);
+      }
+      out[s.key] = value;
+      origins[s.key] = what;
+    } else {
+      out[s.key] = s.fallback();
+    }
   }
+  out['origins'] = origins;
   const config = out as unknown as AgentConfig;
   if ((config.manifestUrlClientCertFile === undefined) !== (config.manifestUrlClientKeyFile === undefined)) {
-    throw new ConfigInvalidError('--manifest-url-client-cert and --manifest-url-client-key go together: set both or neither');
+    throw new ConfigInvalidError('--manifest-url-client-cert and --manifest-url-client-key (staticPodURLClientCertFile and staticPodURLClientKeyFile) go together: set both or neither');
   }
   return config;
+}
+
+/** How the user gave a setting, for errors found after parsing (`--manifest-url-ca`, or the config field). */
+export function settingName(config: AgentConfig, key: keyof AgentConfig): string {
+  const given = config.origins?.[key];
+  if (given !== undefined) return given;
+  const s = SETTINGS.find((x) => x.key === key);
+  return s === undefined ? String(key) : `--${s.flag}`;
 }

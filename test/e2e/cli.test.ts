@@ -1,13 +1,14 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '@podconfig/testing';
-import { AGENT_BIN, eventually } from '../support/agent-process.js';
+import { podManifestYaml, tempDir } from '@podconfig/testing';
+import { AGENT_BIN, AgentProcess, eventually } from '../support/agent-process.js';
 
-const run = (args: string[]) => spawnSync(process.execPath, [AGENT_BIN, ...args], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, KUBECONFIG: '' } });
+const run = (args: string[], cwd?: string) =>
+  spawnSync(process.execPath, [AGENT_BIN, ...args], { cwd, encoding: 'utf8', timeout: 20_000, env: { ...process.env, KUBECONFIG: '' } });
 
 describe('podconfig-agent command line', () => {
   let tmp: { path: string; cleanup: () => Promise<void> };
@@ -72,7 +73,40 @@ describe('podconfig-agent command line', () => {
     await writeFile(config, 'kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\nfileCheckFrequency: often\n');
     const r = run(['--config', config, '--status-address', 'off']);
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain('fileCheckFrequency');
+    expect(r.stderr).toContain(`--config ${config}: field "fileCheckFrequency"`);
+  });
+
+  it('exits 2 for a bare number as a duration in the config file (the kubelet refuses it), naming the file and the field', async () => {
+    const config = join(tmp.path, 'config.yaml');
+    await writeFile(config, 'kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\nsyncFrequency: 60\n');
+    const r = run(['--config', config, '--status-address', 'off']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe(`podconfig-agent: --config ${config}: field "syncFrequency": must be a duration string like "20s", got the number 60\n`);
+  });
+
+  it('resolves a relative staticPodPath in the config file against the file\'s directory, not the working directory', async () => {
+    const confDir = join(tmp.path, 'etc');
+    const elsewhere = join(tmp.path, 'elsewhere');
+    await mkdir(join(confDir, 'manifests'), { recursive: true });
+    await mkdir(elsewhere);
+    await writeFile(join(confDir, 'manifests', 'web.yaml'), podManifestYaml('web'));
+    await writeFile(join(confDir, 'config.yaml'), 'staticPodPath: manifests\n');
+    const agent = await AgentProcess.start(['--node-name', 'n1', '--config', join(confDir, 'config.yaml')], { cwd: elsewhere });
+    try {
+      expect(await eventually(async () => ((await agent.podNames()).length > 0 ? agent.podNames() : undefined), 15_000, 'the pod')).toEqual(['default/web-n1']);
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('exits 2 when a CA file set in the config file is not PEM, naming the field as written and the resolved path', async () => {
+    await writeFile(join(tmp.path, 'ca.pem'), 'not a certificate\n');
+    const config = join(tmp.path, 'config.yaml');
+    await writeFile(config, 'staticPodURL: https://127.0.0.1:1/pods\nstaticPodURLCAFile: ca.pem\n');
+    const r = run(['--config', config, '--status-address', 'off'], '/');
+    expect(r.status).toBe(2);
+    expect(r.stdout).toContain(`--config ${config}: field \\"staticPodURLCAFile\\" ${join(tmp.path, 'ca.pem')}: not a PEM file`);
+    expect(r.stdout).not.toContain('--manifest-url-ca');
   });
 
   it('exits 2 when --manifest-url-ca is not a PEM certificate', async () => {

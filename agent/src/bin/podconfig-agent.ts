@@ -20,9 +20,10 @@ async function main(): Promise<number> {
   let config;
   let ignoredFields: readonly string[] = [];
   try {
-    const file = parsed.commandLine.configFile === undefined ? undefined : await loadConfigFile(parsed.commandLine.configFile);
+    const configFile = parsed.commandLine.configFile;
+    const file = configFile === undefined ? undefined : await loadConfigFile(configFile);
     ignoredFields = file?.ignoredFields ?? [];
-    config = resolveConfig(parsed.commandLine.flags, file?.fields ?? {});
+    config = resolveConfig(parsed.commandLine.flags, file?.fields ?? {}, configFile === undefined ? {} : { configFile });
   } catch (err: unknown) {
     process.stderr.write(`podconfig-agent: ${errorMessage(err)}\n`);
     return 2;

@@ -7,6 +7,7 @@ import { ApiserverPodSource } from '@podconfig/source-apiserver';
 import { KubeClient, type ClusterConfig } from '@podconfig/kube-client';
 import type { AgentConfig } from '../agent-config.js';
 import { readPemFile } from '../pem-file.js';
+import { settingName } from '../settings.js';
 import type { StartupResources } from '../startup-resources.js';
 import { TOKENS } from '../tokens.js';
 
@@ -36,11 +37,11 @@ export const sourcesModule = (config: AgentConfig, cluster: ClusterConfig | unde
     }
     const manifestUrl = config.manifestUrl;
     if (manifestUrl !== undefined) {
-      const ca = config.manifestUrlCaFile === undefined ? undefined : readPemFile(config.manifestUrlCaFile, '--manifest-url-ca', 'CERTIFICATE');
+      const ca = config.manifestUrlCaFile === undefined ? undefined : readPemFile(config.manifestUrlCaFile, settingName(config, 'manifestUrlCaFile'), 'CERTIFICATE');
       const cert = config.manifestUrlClientCertFile === undefined ? undefined
-        : readPemFile(config.manifestUrlClientCertFile, '--manifest-url-client-cert', 'CERTIFICATE');
+        : readPemFile(config.manifestUrlClientCertFile, settingName(config, 'manifestUrlClientCertFile'), 'CERTIFICATE');
       const key = config.manifestUrlClientKeyFile === undefined ? undefined
-        : readPemFile(config.manifestUrlClientKeyFile, '--manifest-url-client-key', 'PRIVATE KEY');
+        : readPemFile(config.manifestUrlClientKeyFile, settingName(config, 'manifestUrlClientKeyFile'), 'PRIVATE KEY');
       bind(TOKENS.podSource)
         .toResolvedValue(
           (logger: Logger, clock: Clock) =>
