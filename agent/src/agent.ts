@@ -60,6 +60,11 @@ export class Agent implements StatusProvider {
     return this.#o.sources.map((s) => s.name);
   }
 
+  /** The names the handlers run under (logs, /pods, metrics), in order. */
+  get handlerNames(): readonly string[] {
+    return (this.#o.handlers ?? []).map((h) => h.name);
+  }
+
   /**
    * Runs until `signal` aborts and everything has shut down. `onStarted` is called once the
    * status server (if any) listens and the pipeline starts.

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -61,6 +61,72 @@ describe('loadSyncHandler()', () => {
   it('applies the rename the agent asks for (a second exec becomes exec-2)', async () => {
     const h = await loadSyncHandler({ name: 'log', options: {} }, { ...ctx(), rename: (own) => `${own}-2` });
     expect(h.name).toBe('log-2');
+  });
+
+  it('loads an ESM-only package (exports with only an "import" condition) from node_modules of the working directory', async () => {
+    const pkg = join(dir.path, 'node_modules', '@acme', 'esm-handler');
+    await mkdir(join(pkg, 'lib'), { recursive: true });
+    await writeFile(join(pkg, 'package.json'), JSON.stringify({
+      name: '@acme/esm-handler', type: 'module', exports: { '.': { types: './lib/index.d.ts', import: './lib/index.js' } },
+    }));
+    await writeFile(join(pkg, 'lib', 'index.js'), 'export default () => ({ name: "esm-only", async syncPod() {}, async killPod() {} });\n');
+    const nested = join(dir.path, 'work', 'dir');
+    await mkdir(nested, { recursive: true });
+    // From a sub-directory too: node_modules of a parent directory count, as for Node.js.
+    expect((await loadSyncHandler({ name: '@acme/esm-handler', options: {} }, { ...ctx(), cwd: nested })).name).toBe('esm-only');
+  });
+
+  it('names the directory it searched when a package is not installed', async () => {
+    const err = await loadSyncHandler({ name: 'podconfig-no-such-plugin', options: {} }, ctx()).catch((e: unknown) => e);
+    expect((err as Error).message).toBe(
+      `handler "podconfig-no-such-plugin": cannot load module: no package "podconfig-no-such-plugin" in node_modules of ${dir.path} or a parent directory, nor among the agent's own dependencies`);
+  });
+
+  it('says so when an installed package does not export itself for import', async () => {
+    const pkg = join(dir.path, 'node_modules', 'cjs-only');
+    await mkdir(pkg, { recursive: true });
+    await writeFile(join(pkg, 'package.json'), JSON.stringify({ name: 'cjs-only', exports: { '.': { require: './index.cjs' } } }));
+    const err = await loadSyncHandler({ name: 'cjs-only', options: {} }, ctx()).catch((e: unknown) => e);
+    expect(PodConfigError.is(err, 'PODCONFIG_PLUGIN_LOAD')).toBe(true);
+    expect((err as Error).message).toContain(`${pkg} does not export "." for import`);
+  });
+
+  it('fails naming the module when its factory never settles within the timeout', async () => {
+    await writeFile(join(dir.path, 'never.mjs'), 'export default () => new Promise(() => {});\n');
+    const err = await loadSyncHandler({ name: './never.mjs', options: {} }, { ...ctx(), timeoutMs: 50 }).catch((e: unknown) => e);
+    expect(PodConfigError.is(err, 'PODCONFIG_PLUGIN_LOAD')).toBe(true);
+    expect((err as Error).message).toBe('handler "./never.mjs": the module or its factory did not settle within 50ms (--handler-timeout)');
+  });
+
+  it('stops waiting for a factory when the signal aborts', async () => {
+    await writeFile(join(dir.path, 'never.mjs'), 'export default () => new Promise(() => {});\n');
+    const stop = new AbortController();
+    const loading = loadSyncHandler({ name: './never.mjs', options: {} }, { ...ctx(), signal: stop.signal });
+    stop.abort();
+    await expect(loading).rejects.toThrow('loading stopped: the agent is shutting down');
+  });
+
+  it('puts where the spec was given in front of its errors, keeping the code', async () => {
+    const err = await loadSyncHandler({ name: 'exec', options: { command: '/bin/true', timeout: 30 }, origin: '--config /c.yaml: field "handlers"[1]' }, ctx())
+      .catch((e: unknown) => e);
+    expect(PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID')).toBe(true);
+    expect((err as Error).message).toBe('--config /c.yaml: field "handlers"[1]: handler "exec": option "timeout" must be a duration string like "30s", got the number 30');
+  });
+
+  it('logs under the name the handler runs under, also through a child its factory took before it was named', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) });
+    await writeFile(join(dir.path, 'my-handler.mjs'), [
+      'export default ({ logger }) => {',
+      '  logger.info("in the factory");',
+      '  const log = logger.child({ part: "calls" });',
+      '  return { name: "my-handler", async syncPod() { log.info("sync"); }, async killPod() {} };',
+      '};',
+    ].join('\n'));
+    const h = await loadSyncHandler({ name: './my-handler.mjs', options: {} }, { ...ctx(), logger, rename: (own) => `${own}-2` });
+    await h.syncPod({ type: 'create', pod: makePod('web'), source: 'file', attempt: 1 }, controller.signal);
+    expect(lines.map((l) => [l['component'], l['msg']])).toEqual([['sync../my-handler.mjs', 'in the factory'], ['sync.my-handler-2', 'sync']]);
+    expect(lines[1]).toMatchObject({ part: 'calls' });
   });
 
   it('rejects an invalid id', async () => {

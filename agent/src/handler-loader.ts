@@ -1,23 +1,31 @@
-import { createRequire } from 'node:module';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
-import { ConfigInvalidError, PodConfigError, errorMessage, type SyncHandler, type SyncHandlerFactory } from '@podconfig/core';
+import { ConfigInvalidError, PodConfigError, errorMessage, formatDuration, type SyncHandler, type SyncHandlerFactory } from '@podconfig/core';
 import { builtinHandlers } from '@podconfig/handlers';
 import type { HandlerSpec } from './agent-config.js';
+import { DeferredLogger } from './deferred-logger.js';
+import { PackageEntryError, findPackageEntry } from './package-entry.js';
 
 export interface HandlerLoaderContext {
   readonly logger: Logger;
   /**
-   * The name to run the handler under instead of its own (`id` option, or `exec-2` for a second
-   * `exec`): handler names label logs, /pods and metrics and must be unique.
+   * The name to run the handler under instead of its own (`exec-2` for a second `exec`): handler
+   * names label logs, /pods and metrics and must be unique. Not called when the spec has an `id`.
    */
   readonly rename?: (ownName: string) => string;
   readonly nodeName: string;
   readonly signal: AbortSignal;
   /** Where relative module paths and package names are resolved from (default: the working directory). */
   readonly cwd?: string;
+  /**
+   * How long loading the module and running its factory may take (`--handler-timeout`, default 60 s):
+   * a factory that never settles must fail the start, naming the handler, not hang it.
+   */
+  readonly timeoutMs?: number;
 }
+
+const DEFAULT_TIMEOUT_MS = 60_000;
 
 const isPathLike = (name: string): boolean =>
   name.startsWith('.') || isAbsolute(name) || /\.(m?js|cjs)$/.test(name);
@@ -26,24 +34,37 @@ function pluginError(spec: HandlerSpec, message: string, cause?: unknown): PodCo
   return new PodConfigError('PODCONFIG_PLUGIN_LOAD', `handler "${spec.name}": ${message}`, cause === undefined ? {} : { cause });
 }
 
+/** `err` with where the spec was given in front (`--config FILE: field "handlers"[1]: …`), code kept. */
+function withOrigin(spec: HandlerSpec, err: PodConfigError): PodConfigError {
+  if (spec.origin === undefined) return err;
+  return new PodConfigError(err.code, `${spec.origin}: ${err.message}`, { cause: err, retryable: err.retryable });
+}
+
 async function importFactory(spec: HandlerSpec, cwd: string): Promise<SyncHandlerFactory> {
   let url: string;
+  let local: string | undefined;
   if (isPathLike(spec.name)) {
     url = pathToFileURL(resolve(cwd, spec.name)).href;
   } else {
     // An installed package: resolve it from the working directory first (where a user installs
-    // plugins next to the agent), then from the agent's own dependencies.
+    // plugins next to the agent), with the conditions an import uses (ESM-only packages too), then
+    // from the agent's own dependencies.
     try {
-      url = pathToFileURL(createRequire(join(cwd, 'package.json')).resolve(spec.name)).href;
-    } catch {
-      url = spec.name;
+      local = findPackageEntry(spec.name, cwd);
+    } catch (err: unknown) {
+      if (err instanceof PackageEntryError) throw pluginError(spec, `cannot load module: ${err.message}`, err);
+      throw err;
     }
+    url = local === undefined ? spec.name : pathToFileURL(local).href;
   }
   let mod: unknown;
   try {
     mod = await import(url);
   } catch (err: unknown) {
-    throw pluginError(spec, `cannot load module: ${errorMessage(err)}`, err);
+    const notFound = (err as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' && !isPathLike(spec.name) && local === undefined;
+    throw pluginError(spec, notFound
+      ? `cannot load module: no package "${spec.name}" in node_modules of ${resolve(cwd)} or a parent directory, nor among the agent's own dependencies`
+      : `cannot load module: ${errorMessage(err)}`, err);
   }
   const factory = (mod as { default?: unknown }).default;
   if (typeof factory !== 'function') {
@@ -52,35 +73,74 @@ async function importFactory(spec: HandlerSpec, cwd: string): Promise<SyncHandle
   return factory as SyncHandlerFactory;
 }
 
-function isSyncHandler(value: unknown): value is SyncHandler {
+/** True for an object with a non-empty `name`, `syncPod()` and `killPod()`: what the reconciler drives. */
+export function isSyncHandler(value: unknown): value is SyncHandler {
   const h = value as Partial<SyncHandler> | null;
-  return typeof h === 'object' && h !== null && typeof h.name === 'string' && typeof h.syncPod === 'function' && typeof h.killPod === 'function';
+  return typeof h === 'object' && h !== null && typeof h.name === 'string' && h.name !== '' &&
+    typeof h.syncPod === 'function' && typeof h.killPod === 'function';
+}
+
+/**
+ * `work`, unless `timeoutMs` passes first (rejects with `onTimeout()`) or `signal` aborts (rejects
+ * with a `PODCONFIG_PLUGIN_LOAD` error; the caller, seeing its signal aborted, treats it as a stop).
+ */
+async function within<T>(work: Promise<T>, timeoutMs: number, signal: AbortSignal, onTimeout: () => Error, onAbort: () => Error): Promise<T> {
+  work.catch(() => undefined); // given up on: a late rejection is nobody's
+  let timer: NodeJS.Timeout | undefined;
+  let abort: (() => void) | undefined;
+  try {
+    return await Promise.race([work, new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(onTimeout()), timeoutMs);
+      abort = () => reject(onAbort());
+      if (signal.aborted) abort();
+      else signal.addEventListener('abort', abort, { once: true });
+    })]);
+  } finally {
+    clearTimeout(timer);
+    if (abort !== undefined) signal.removeEventListener('abort', abort);
+  }
 }
 
 /**
  * Turns a `--handler` / `handlers:` spec into a running handler: a built-in (`log`, `state-dir`,
  * `exec`, `webhook`), a path to an ES module, or an installed package, whose default export is a
- * {@link SyncHandlerFactory}. Failures are `PODCONFIG_PLUGIN_LOAD` errors naming the handler.
+ * {@link SyncHandlerFactory}. Failures are `PODCONFIG_PLUGIN_LOAD` (or the factory's
+ * `PODCONFIG_CONFIG_INVALID`) errors naming the handler, and where it was given.
  */
 export async function loadSyncHandler(spec: HandlerSpec, ctx: HandlerLoaderContext): Promise<SyncHandler> {
-  const builtin = (builtinHandlers as Readonly<Record<string, SyncHandlerFactory>>)[spec.name];
-  const factory = builtin ?? (await importFactory(spec, ctx.cwd ?? process.cwd()));
+  try {
+    return await load(spec, ctx);
+  } catch (err: unknown) {
+    throw PodConfigError.is(err) ? withOrigin(spec, err) : err;
+  }
+}
+
+async function load(spec: HandlerSpec, ctx: HandlerLoaderContext): Promise<SyncHandler> {
   // `id` belongs to the agent (the name to run under), not to the handler's own options.
   const { id, ...options } = spec.options;
   if (id !== undefined && (typeof id !== 'string' || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(id))) {
     throw new ConfigInvalidError(`handler "${spec.name}": option "id" must be a lowercase name like exec-backup`);
   }
-  const rename = typeof id === 'string' ? () => id : ctx.rename;
-  const logger = ctx.logger.child({ component: `sync.${typeof id === 'string' ? id : spec.name}` });
-  let handler: unknown;
-  try {
-    handler = await factory({ logger, nodeName: ctx.nodeName, options, signal: ctx.signal });
-  } catch (err: unknown) {
-    if (PodConfigError.is(err)) throw err;
-    throw pluginError(spec, `factory failed: ${errorMessage(err)}`, err);
-  }
-  if (!isSyncHandler(handler)) throw pluginError(spec, 'the factory must return an object with name, syncPod() and killPod()');
-  return rename === undefined ? handler : renamed(handler, rename(handler.name));
+  const timeoutMs = ctx.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // Until the factory returns, its logs carry the spec (or id); then the name the handler runs under.
+  const logs = new DeferredLogger(ctx.logger.child({ component: `sync.${typeof id === 'string' ? id : spec.name}` }));
+  const build = async (): Promise<unknown> => {
+    const builtin = (builtinHandlers as Readonly<Record<string, SyncHandlerFactory>>)[spec.name];
+    const factory = builtin ?? (await importFactory(spec, ctx.cwd ?? process.cwd()));
+    try {
+      return await factory({ logger: logs.logger, nodeName: ctx.nodeName, options, signal: ctx.signal });
+    } catch (err: unknown) {
+      if (PodConfigError.is(err)) throw err;
+      throw pluginError(spec, `factory failed: ${errorMessage(err)}`, err);
+    }
+  };
+  const handler = await within(build(), timeoutMs, ctx.signal,
+    () => pluginError(spec, `the module or its factory did not settle within ${formatDuration(timeoutMs)} (--handler-timeout)`),
+    () => pluginError(spec, 'loading stopped: the agent is shutting down'));
+  if (!isSyncHandler(handler)) throw pluginError(spec, 'the factory must return an object with a non-empty name, syncPod() and killPod()');
+  const name = typeof id === 'string' ? id : (ctx.rename?.(handler.name) ?? handler.name);
+  logs.settle(ctx.logger.child({ component: `sync.${name}` }));
+  return renamed(handler, name);
 }
 
 /**

@@ -45,6 +45,14 @@ describe('createAgent()', () => {
     await expect(build({ handler: ['log', 'log'] })).resolves.toBeDefined();
   });
 
+  it('gives automatic handler names the first free -N suffix, skipping an explicit id (log-2 by id, then log, log-3)', async () => {
+    const config = resolveConfig({ 'status-address': 'off' }, {
+      handlers: [{ name: 'log', id: 'log-2' }, 'log', 'log', { name: 'log' }],
+    });
+    const agent = await createAgent(config, { logger: pino({ level: 'silent' }), signal: controller.signal, env: { HOME: dir.path } });
+    expect(agent.handlerNames).toEqual(['log-2', 'log', 'log-3', 'log-4']);
+  });
+
   it('rejects a handler that cannot be loaded, naming it', async () => {
     await expect(build({ handler: ['./no-such-plugin.mjs'] })).rejects.toThrow('handler "./no-such-plugin.mjs"');
   });

@@ -84,6 +84,14 @@ describe('podconfig-agent command line', () => {
     expect(r.stderr).toBe(`podconfig-agent: --config ${config}: field "syncFrequency": must be a duration string like "20s", got the number 60\n`);
   });
 
+  it('exits 2 for a bare number as an exec handler timeout in the config file, naming the file and the entry', async () => {
+    const config = join(tmp.path, 'config.yaml');
+    await writeFile(config, 'handlers:\n  - log\n  - name: exec\n    command: /bin/true\n    timeout: 30\n');
+    const r = run(['--config', config, '--status-address', 'off']);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toContain(`--config ${config}: field \\"handlers\\"[1]: handler \\"exec\\": option \\"timeout\\" must be a duration string like \\"30s\\", got the number 30`);
+  });
+
   it('resolves a relative staticPodPath in the config file against the file\'s directory, not the working directory', async () => {
     const confDir = join(tmp.path, 'etc');
     const elsewhere = join(tmp.path, 'elsewhere');

@@ -101,7 +101,8 @@ describe('podconfig-agent handler plugins', () => {
       const [create] = await linesMatching(out, (l) => l['call'] === 'create', 'example plugin wrote a line');
       expect(create).toMatchObject({ handler: 'json-lines', pod: `default/web-${NODE}`, source: 'file', attempt: 1 });
       const a = agent;
-      await a.waitForLog((l) => l.msg === 'appending handler calls to file' && l.component === 'sync.@podconfig/example-sync-handler');
+      // Logged under the name the handler runs under (as /pods and metrics name it), not the spec.
+      await a.waitForLog((l) => l.msg === 'appending handler calls to file' && l.component === 'sync.json-lines');
       const sync = await eventually(async () => {
         const body = await a.getJSON<PodsBody>('/pods');
         const web = body.sync.find((s) => s.name === `web-${NODE}`);
@@ -152,6 +153,13 @@ describe('podconfig-agent handler plugins', () => {
       const { code, output } = await runToExit(['--node-name', NODE, '--pod-manifest-path', manifests, '--handler', RECORDING], tmp.path);
       expect(code).toBe(2);
       expect(output).toContain('recording plugin: option \\"file\\" is required');
+    });
+
+    it('exits with status 2 naming the module when its factory never settles within --handler-timeout', async () => {
+      await writeFile(join(tmp.path, 'never.mjs'), 'export default () => new Promise(() => {});\n');
+      const { code, output } = await runToExit(['--node-name', NODE, '--handler-timeout', '1s', '--handler', './never.mjs'], tmp.path);
+      expect(code).toBe(2); // was 13, an unsettled top-level await, and no log
+      expect(output).toContain('handler \\"./never.mjs\\": the module or its factory did not settle within 1s (--handler-timeout)');
     });
 
     /** A plugin whose handler holds a timer from its factory on, until close() (which leaves closed.txt). */

@@ -56,7 +56,7 @@ export class JsonLinesSyncHandler implements SyncHandler, StartableHandler {
     this.name = options.name ?? 'json-lines';
     this.#file = options.file;
     this.#clock = options.clock ?? systemClock;
-    // The agent's context logger already carries `component: sync.<spec>`; do not print it twice.
+    // The agent's context logger already carries `component: sync.<name it runs under>`; do not print it twice.
     const component = `sync.${this.name}`;
     this.#log = options.logger.bindings()['component'] === undefined ? options.logger.child({ component }) : options.logger;
   }

@@ -83,7 +83,7 @@ describe('builtinHandlers', () => {
       const script = join(tmp.path, 'list.sh');
       await writeFile(script, '#!/bin/sh\nprintf \'["%s/%s"]\' "$NS" "$PODCONFIG_NODE_NAME"\n', { mode: 0o755 });
       const handler = await make('exec', {
-        command: '/bin/true', args: ['-x'], timeout: '1m30s', killGrace: 250, env: { NS: 'kube-system', N: 1, B: true },
+        command: '/bin/true', args: ['-x'], timeout: '1m30s', killGrace: '250ms', env: { NS: 'kube-system', N: 1, B: true },
         list: [script, '--json'],
       });
       expect(handler).toBeInstanceOf(ListingExecSyncHandler);
@@ -96,7 +96,8 @@ describe('builtinHandlers', () => {
         [{ command: 5 }, 'handler "exec": option "command" must be a non-empty string (the program to run)'],
         [{ command: '/bin/x', timeout: 'soon' }, 'handler "exec": option "timeout" must be a duration like 30s'],
         [{ command: '/bin/x', timeout: '30' }, 'handler "exec": option "timeout" must be a duration like 30s'],
-        [{ command: '/bin/x', timeout: -1 }, 'handler "exec": option "timeout" must be a duration like 30s'],
+        [{ command: '/bin/x', timeout: -1 }, 'handler "exec": option "timeout" must be a duration string like "30s", got the number -1'],
+        [{ command: '/bin/x', timeout: 30 }, 'handler "exec": option "timeout" must be a duration string like "30s", got the number 30'],
         [{ command: '/bin/x', killGrace: '0s' }, 'handler "exec": option "killGrace" must be a duration like 30s'],
         [{ command: '/bin/x', timeout: '600h' }, 'handler "exec": option "timeout" must be at most 596h31m23.647s, the longest timer Node.js sets'],
         [{ command: '/bin/x', args: '-x -y' }, 'handler "exec": option "args" must be a list of strings'],
@@ -148,6 +149,7 @@ describe('builtinHandlers', () => {
         [{ url: 'http://us%zzer:sekrit@h/' }, 'handler "webhook": option "url" has user info that is not valid percent-encoding'],
         [{ url: 'http://h/', headers: { Authorization: 42 } }, 'handler "webhook": option "headers" must map "Authorization" to a string or a list of strings'],
         [{ url: 'http://h/', timeout: '10' }, 'handler "webhook": option "timeout" must be a duration like 30s'],
+        [{ url: 'http://h/', timeout: 10 }, 'handler "webhook": option "timeout" must be a duration string like "30s", got the number 10'],
       ];
       for (const [options, message] of cases) {
         const err = await configError('webhook', options);

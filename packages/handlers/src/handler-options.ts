@@ -64,11 +64,15 @@ export class HandlerOptions {
     return [...value];
   }
 
-  /** Milliseconds: a positive number (ms) or a Go-style duration string (`30s`, `1m30s`). */
+  /**
+   * Milliseconds, from a Go-style duration string (`30s`, `1m30s`). A bare number is refused, as the
+   * kubelet refuses one for a `metav1.Duration`: `timeout: 30` would otherwise mean 30 ms.
+   */
   duration(key: string, defaultMs: number): number {
     const value = this.#options[key];
     if (value === undefined) return defaultMs;
-    const ms = typeof value === 'number' ? value : typeof value === 'string' ? parseDuration(value) : undefined;
+    if (typeof value === 'number') throw this.error(key, `must be a duration string like "30s", got the number ${String(value)}`);
+    const ms = typeof value === 'string' ? parseDuration(value) : undefined;
     if (ms === undefined || !Number.isFinite(ms) || ms <= 0) throw this.error(key, 'must be a duration like 30s');
     // A longer timer would fire at once (Node.js's TimeoutOverflowWarning), not late.
     if (ms > MAX_TIMER_MS) throw this.error(key, `must be at most ${formatDuration(MAX_TIMER_MS)}, the longest timer Node.js sets`);

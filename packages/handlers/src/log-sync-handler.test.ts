@@ -43,6 +43,14 @@ describe(LogSyncHandler.name, () => {
       expect(raw).toHaveLength(1);
       expect(raw[0]!.match(/"component"/g)).toHaveLength(1);
     });
+
+    it('keeps the component the logger carries when it is another (the agent runs it under an id)', async () => {
+      const { logger, raw, lines } = captureLogger();
+      const handler = new LogSyncHandler({ logger: logger.child({ component: 'sync.audit-log' }) });
+      await handler.syncPod({ type: 'update', pod: secretPod(), source: 'api', attempt: 1 }, signal);
+      expect(raw[0]!.match(/"component"/g)).toHaveLength(1);
+      expect(lines()[0]).toMatchObject({ component: 'sync.audit-log' });
+    });
   });
 
   describe('killPod()', () => {
