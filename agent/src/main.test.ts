@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PodConfigError } from '@podconfig/core';
 import { tempDir } from '@podconfig/testing';
 import { createAgent } from './main.js';
 import { resolveConfig } from './settings.js';
@@ -51,6 +52,24 @@ describe('createAgent()', () => {
     });
     const agent = await createAgent(config, { logger: pino({ level: 'silent' }), signal: controller.signal, env: { HOME: dir.path } });
     expect(agent.handlerNames).toEqual(['log-2', 'log', 'log-3', 'log-4']);
+  });
+
+  it.each<[{ kubeconfig?: string; context?: string }, string]>([
+    [{ kubeconfig: '/nonexistent/kubeconfig' }, '--kubeconfig /nonexistent/kubeconfig: kubeconfig /nonexistent/kubeconfig: does not exist'],
+    [{ context: 'nope' }, '--context nope: context "nope" does not exist'],
+  ])('rejects a bad kubeconfig or context as invalid configuration, naming it: %j', async (flags, message) => {
+    const kc = flags.kubeconfig ?? await kubeconfig();
+    const err = await build({ ...flags, kubeconfig: kc }).catch((e: unknown) => e);
+    expect(PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID')).toBe(true);
+    expect((err as Error).message).toContain(message);
+  });
+
+  it('rejects a kubeconfig that is not YAML as invalid configuration', async () => {
+    const path = join(dir.path, 'broken');
+    await writeFile(path, 'clusters: [unclosed\n');
+    const err = await build({ kubeconfig: path }).catch((e: unknown) => e);
+    expect(PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID')).toBe(true);
+    expect((err as Error).message).toContain(`--kubeconfig ${path}: kubeconfig ${path}: invalid YAML`);
   });
 
   it('rejects a handler that cannot be loaded, naming it', async () => {

@@ -1,9 +1,10 @@
 import { Container } from 'inversify';
 import type { Logger } from 'pino';
-import { systemClock, type Clock, type SyncHandler } from '@podconfig/core';
+import { ConfigInvalidError, MAX_TIMER_MS, PodConfigError, errorMessage, systemClock, type Clock, type SyncHandler } from '@podconfig/core';
 import { loadClusterConfig } from '@podconfig/kube-client';
 import type { AddressInfo } from 'node:net';
 import type { Agent } from './agent.js';
+import { settingName } from './settings.js';
 import type { AgentConfig } from './agent-config.js';
 import type { AgentMetrics } from './metrics.js';
 import { coreModule } from './modules/core-module.js';
@@ -32,11 +33,20 @@ export interface CreateAgentOptions {
  */
 export async function createAgent(config: AgentConfig, o: CreateAgentOptions): Promise<Agent> {
   const env = o.env ?? process.env;
-  const cluster = await loadClusterConfig({
-    ...(config.kubeconfig === undefined ? {} : { kubeconfig: config.kubeconfig }),
-    ...(config.context === undefined ? {} : { context: config.context }),
-    env,
-  });
+  let cluster;
+  try {
+    cluster = await loadClusterConfig({
+      ...(config.kubeconfig === undefined ? {} : { kubeconfig: config.kubeconfig }),
+      ...(config.context === undefined ? {} : { context: config.context }),
+      env,
+    });
+  } catch (err: unknown) {
+    // A missing or broken kubeconfig, or an unknown context, is a bad value the user gave: invalid configuration.
+    if (!PodConfigError.is(err, 'PODCONFIG_KUBECONFIG_INVALID')) throw err;
+    const given = [config.kubeconfig === undefined ? undefined : `${settingName(config, 'kubeconfig')} ${config.kubeconfig}`,
+      config.context === undefined ? undefined : `${settingName(config, 'context')} ${config.context}`].filter((g) => g !== undefined);
+    throw new ConfigInvalidError(given.length === 0 ? err.message : `${given.join(', ')}: ${err.message}`, { cause: err });
+  }
   if (cluster === undefined) o.logger.info({}, 'no kubeconfig and not in a cluster: standalone mode, no apiserver source');
   const container = new Container();
   const built = new StartupResources();
@@ -71,6 +81,21 @@ export interface RunAgentOptions extends CreateAgentOptions {
  * once everything has shut down. The CLI and `runPodConfig()` both go through here.
  */
 export async function runAgent(config: AgentConfig, o: RunAgentOptions): Promise<void> {
-  const agent = await createAgent(config, o);
-  await agent.run(o.signal, o.onStarted);
+  // Runs until the signal aborts even while only a start-up step is pending (a handler factory or module
+  // still loading holds no handle): without one, Node.js would end the process (exit 13, an unsettled await).
+  const alive = setInterval(() => undefined, MAX_TIMER_MS);
+  try {
+    let agent: Agent;
+    try {
+      agent = await createAgent(config, o);
+    } catch (err: unknown) {
+      // Stopped while starting (a factory cut short by the abort): a stop, not a failure.
+      if (!o.signal.aborted) throw err;
+      o.logger.info({ reason: errorMessage(err) }, 'stopped during start-up');
+      return;
+    }
+    await agent.run(o.signal, o.onStarted);
+  } finally {
+    clearInterval(alive);
+  }
 }

@@ -162,6 +162,36 @@ describe('podconfig-agent handler plugins', () => {
       expect(output).toContain('handler \\"./never.mjs\\": the module or its factory did not settle within 1s (--handler-timeout)');
     });
 
+    it('exits 0 with an info log, not a fatal one, when SIGTERM comes while a factory is still running', async () => {
+      await writeFile(join(tmp.path, 'waiting.mjs'), [
+        "import { writeFileSync } from 'node:fs';",
+        'export default ({ signal }) => {',
+        "  writeFileSync('factory-called', '');",
+        "  return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('factory cut short'))));",
+        '};', '',
+      ].join('\n'));
+      const child = spawn(process.execPath, [AGENT_BIN, '--status-address', 'off', '--node-name', NODE, '--handler', './waiting.mjs'], {
+        cwd: tmp.path, env: { ...process.env, KUBECONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (b: Buffer) => { output += b.toString(); });
+      child.stderr.on('data', (b: Buffer) => { output += b.toString(); });
+      const exited = exitCodeOf(child);
+      await eventually(async () => (existsSync(join(tmp.path, 'factory-called')) ? true : undefined), 15_000, 'the factory to run');
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0); // was 2, "agent failed"
+      expect(output).toContain('stopped during start-up');
+      expect(output).not.toContain('"level":60');
+    });
+
+    it('exits with status 2 and "invalid configuration" for a kubeconfig that does not exist', async () => {
+      const missing = join(tmp.path, 'no-such-kubeconfig');
+      const { code, output } = await runToExit(['--node-name', NODE, '--kubeconfig', missing], tmp.path);
+      expect(code).toBe(2);
+      expect(output).toContain('invalid configuration');
+      expect(output).toContain(`--kubeconfig ${missing}`);
+    });
+
     /** A plugin whose handler holds a timer from its factory on, until close() (which leaves closed.txt). */
     const writeHolder = (): Promise<void> => writeFile(join(tmp.path, 'holder.mjs'), [
       "import { writeFileSync } from 'node:fs';",

@@ -73,6 +73,50 @@ describe('podconfig-agent shutdown with handler calls in flight', () => {
     expect(messages).not.toContain('shutdown deadline passed, exiting');
   });
 
+  it('exits as soon as the shutdown timeout has passed, though an abandoned call still holds a timer', async () => {
+    const manifests = join(tmp.path, 'manifests');
+    await mkdir(manifests);
+    await writeFile(join(manifests, 'web.yaml'), podManifestYaml('web'));
+    // Its calls ignore their signal and hold a 10-minute timer: after shutdown, that timer is all that keeps the loop.
+    await writeFile(join(tmp.path, 'timer-holder.mjs'), [
+      "import { appendFileSync } from 'node:fs';",
+      'export default () => ({',
+      "  name: 'timer-holder',",
+      "  syncPod: () => { appendFileSync('started', 'x'); return new Promise((resolve) => setTimeout(resolve, 600_000)); },",
+      '  killPod: async () => {},',
+      '});', '',
+    ].join('\n'));
+    agent = await AgentProcess.start(['--node-name', NODE, '--pod-manifest-path', manifests, '--handler', './timer-holder.mjs', '--shutdown-timeout', '1s'], { cwd: tmp.path });
+    await eventually(async () => (existsSync(join(tmp.path, 'started')) ? true : undefined), 15_000, 'the call to start');
+
+    expect(await agent.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    const messages = agent.logs.map((l) => l.msg);
+    expect(messages).toContain('handler calls still running at shutdown; abandoned');
+    expect(messages).toContain('agent stopped');
+    // Before, the timer kept the process until the hard deadline (shutdown timeout + 5 s) fired.
+    expect(messages).not.toContain('shutdown deadline passed, exiting');
+  });
+
+  it.each([
+    ['SIGTERM', 'SIGTERM'],
+    ['SIGTERM', 'SIGINT'],
+    ['SIGINT', 'SIGTERM'],
+  ] as const)('exits 1 at once on a second signal (%s, then %s), with a log line, as the kubelet does', async (first, second) => {
+    const manifests = join(tmp.path, 'manifests');
+    const hung = join(tmp.path, 'hanger.jsonl');
+    await mkdir(manifests);
+    await writeFile(join(manifests, 'web.yaml'), podManifestYaml('web'));
+    const config = join(tmp.path, 'config.yaml');
+    await writeFile(config, [`staticPodPath: ${JSON.stringify(manifests)}`, 'handlers:', `  - name: ${JSON.stringify(HANGING)}`, `    record: ${JSON.stringify(hung)}`, ''].join('\n'));
+    // A long shutdown timeout: only the second signal can end the shutdown within the test.
+    agent = await AgentProcess.start(['--node-name', NODE, '--config', config, '--shutdown-timeout', '10m'], { cwd: tmp.path });
+    await eventually(async () => ((await jsonLines(hung)).length > 0 ? true : undefined), 15_000, 'hanging call started');
+    agent.child.kill(first);
+    await agent.waitForLog((l) => l.msg === 'shutting down');
+    expect(await agent.stop(second)).toEqual({ code: 1, signal: null });
+    expect(agent.logs.find((l) => l.msg === 'second signal received, exiting')).toMatchObject({ signal: second });
+  });
+
   it('abandons a call that ignores its signal once the shutdown timeout has passed, and still exits 0', async () => {
     const manifests = join(tmp.path, 'manifests');
     const hung = join(tmp.path, 'hanger.jsonl');

@@ -32,8 +32,12 @@ async function main(): Promise<number> {
   if (ignoredFields.length > 0) logger.info({ fields: ignoredFields }, 'ignoring KubeletConfiguration fields podconfig does not use');
 
   const root = new AbortController();
+  // kubelet SetupSignalContext: the first SIGTERM or SIGINT cancels, a second of either kind exits 1 at once.
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (root.signal.aborted) return;
+    if (root.signal.aborted) {
+      logger.warn({ signal }, 'second signal received, exiting');
+      process.exit(1);
+    }
     logger.info({ signal }, 'shutting down');
     root.abort();
     // Handlers get shutdownTimeout; if something still holds the process after that, leave anyway.
@@ -43,20 +47,25 @@ async function main(): Promise<number> {
       process.exit(0);
     }, deadlineMs).unref();
   };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   try {
     // The process owns the Node.js runtime metrics (event loop, GC, heap); embedders opt in themselves.
     await runAgent(config, { logger, signal: root.signal, metrics: new AgentMetrics({ collectDefault: true }) });
     return 0;
   } catch (err: unknown) {
-    logger.fatal({ err }, PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID') ? 'invalid configuration' : 'agent failed');
-    return PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID') || PodConfigError.is(err, 'PODCONFIG_PLUGIN_LOAD') ? 2 : 1;
+    if (root.signal.aborted) {
+      // Stopped while starting: whatever failed was cut short by the stop.
+      logger.info({ reason: errorMessage(err) }, 'stopped during start-up');
+      return 0;
+    }
+    const invalid = PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID') || PodConfigError.is(err, 'PODCONFIG_PLUGIN_LOAD');
+    logger.fatal({ err }, invalid ? 'invalid configuration' : 'agent failed');
+    return invalid ? 2 : 1;
   }
 }
 
-const code = await main();
-// After a failure, whatever a half-built agent left (a plugin's timer, a socket) must not keep the process,
-// nor turn its exit code into 0 at a later signal.
-if (code === 0) process.exitCode = 0;
-else process.exit(code);
+// Once main() has returned, the agent has shut down: what still holds the event loop then was abandoned
+// (a handler call that ignored its signal past --shutdown-timeout, a plugin's timer), and must not keep the
+// process, nor turn its exit code into another at a later signal. pino flushes its stdout stream at exit.
+process.exit(await main());
