@@ -112,6 +112,21 @@ describe('podconfig-agent handler plugins', () => {
     });
   });
 
+  describe('--handler PACKAGE from the agent\'s own dependencies', () => {
+    it('loads @podconfig/example-sync-handler from the repository root, where no node_modules holds it', async () => {
+      const out = join(tmp.path, 'calls.jsonl');
+      await writeFile(join(manifests, 'web.yaml'), podManifestYaml('web'));
+      expect(existsSync(join(ROOT, 'node_modules', '@podconfig', 'example-sync-handler'))).toBe(false);
+      agent = await AgentProcess.start(
+        ['--node-name', NODE, '--pod-manifest-path', manifests, '--handler', `@podconfig/example-sync-handler=${out}`],
+        // No NODE_PATH (pnpm exec sets one that holds every workspace package): as a user runs it.
+        { cwd: ROOT, env: { NODE_PATH: '' } },
+      );
+      const [create] = await linesMatching(out, (l) => l['call'] === 'create', 'example plugin wrote a line');
+      expect(create).toMatchObject({ handler: 'json-lines', pod: `default/web-${NODE}` });
+    });
+  });
+
   describe('config file handlers:', () => {
     it('passes an entry\'s fields to the plugin as options', async () => {
       const rec = join(tmp.path, 'audit.jsonl');
