@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KillPodRequest, Pod, SyncHandler, SyncPodRequest } from '@podconfig/core';
 import { FakeApiServer, makePod, tempDir } from '@podconfig/testing';
-import { podConfigOptionsToConfig, runPodConfig } from './run-pod-config.js';
+import { podConfigOptionsToConfig, runPodConfig, type PodConfigOptions } from './run-pod-config.js';
+import { CONFIG_FIELDS } from './settings.js';
 
 const NODE = 'node-a';
 const MANAGED_FIELDS = [{ manager: 'kubectl', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': {} } }];
@@ -22,6 +23,31 @@ class FirstPodHandler implements SyncHandler {
 }
 
 describe('podConfigOptionsToConfig()', () => {
+  it('types every config-file field the runtime accepts, and accepts every field it types', () => {
+    // Required<…>: the compiler fails here when PodConfigOptions lacks a field; the runtime check when it has one too many.
+    const all: Required<Omit<PodConfigOptions, 'logger' | 'clock' | 'env' | 'onStarted'>> = {
+      nodeName: NODE, staticPodPath: '/m', fileCheckFrequency: '20s', invalidManifest: 'keep', manifestFilter: 'default',
+      manifestExtensions: ['.yaml'], staticPodURL: 'https://127.0.0.1/pods', staticPodURLHeader: { a: ['1'] },
+      staticPodURLCAFile: '/ca.pem', staticPodURLClientCertFile: '/c.pem', staticPodURLClientKeyFile: '/k.pem',
+      httpCheckFrequency: 20_000, httpReady: 'definitive', kubeconfig: '/kc', context: 'c', kubeAPIQPS: 5, kubeAPIBurst: 10,
+      watchList: true, keepManagedFields: false, syncFrequency: '1m', readiness: 'per-source', handlers: ['log'],
+      handlerTimeout: '1m', handlerConcurrency: 8, statusAddress: 'off', logLevel: 'warn', shutdownTimeout: '10s',
+    };
+    expect(Object.keys(all).sort()).toEqual([...CONFIG_FIELDS].sort());
+    expect(podConfigOptionsToConfig(all)).toMatchObject({ manifestUrlClientCertFile: '/c.pem', manifestUrlClientKeyFile: '/k.pem', logLevel: 'warn', httpCheckFrequencyMs: 20_000 });
+  });
+
+  it.each([
+    ['no name', { async syncPod() {}, async killPod() {} }],
+    ['an empty name', { name: '', async syncPod() {}, async killPod() {} }],
+    ['no killPod()', { name: 'h', async syncPod() {} }],
+    ['no syncPod()', { name: 'h', async killPod() {} }],
+  ])('rejects an in-process handler object with %s, as the CLI loader does', (_what, handler) => {
+    expect(() => podConfigOptionsToConfig({ nodeName: NODE, handlers: [handler as unknown as SyncHandler] })).toThrow(expect.objectContaining({
+      code: 'PODCONFIG_CONFIG_INVALID', message: 'option "handlers"[0]: a handler object needs a non-empty name, syncPod() and killPod()',
+    }) as Error);
+  });
+
   it('takes keepManagedFields (default false)', () => {
     expect(podConfigOptionsToConfig({ nodeName: NODE }).keepManagedFields).toBe(false);
     expect(podConfigOptionsToConfig({ nodeName: NODE, keepManagedFields: true }).keepManagedFields).toBe(true);

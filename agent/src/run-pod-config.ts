@@ -2,6 +2,7 @@ import { pino, type Logger } from 'pino';
 import type { AddressInfo } from 'node:net';
 import { ConfigInvalidError, type Clock, type SyncHandler } from '@podconfig/core';
 import type { AgentConfig } from './agent-config.js';
+import { isSyncHandler } from './handler-loader.js';
 import { runAgent } from './main.js';
 import { CONFIG_FIELDS, resolveConfig } from './settings.js';
 
@@ -22,6 +23,9 @@ export interface PodConfigOptions {
   readonly staticPodURL?: string;
   readonly staticPodURLHeader?: Readonly<Record<string, readonly string[]>>;
   readonly staticPodURLCAFile?: string;
+  /** PEM client certificate and key presented to the manifest URL: both or neither. */
+  readonly staticPodURLClientCertFile?: string;
+  readonly staticPodURLClientKeyFile?: string;
   readonly httpCheckFrequency?: string | number;
   readonly httpReady?: 'definitive' | 'first-success';
   readonly kubeconfig?: string;
@@ -40,7 +44,12 @@ export interface PodConfigOptions {
   /** `'127.0.0.1:10265'`, `'127.0.0.1:0'` for a free port, or `'off'` (the default for library use). */
   readonly statusAddress?: string;
   readonly shutdownTimeout?: string | number;
-  /** Default: a silent logger. */
+  /**
+   * The level of the logger made when `logger` is not given (JSON lines on stdout); default `silent`.
+   * Ignored with `logger`: set that one's level yourself.
+   */
+  readonly logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+  /** Default: a silent logger (see `logLevel`). */
   readonly logger?: Logger;
   readonly clock?: Clock;
   /** Environment for kubeconfig discovery; default `process.env`. */
@@ -49,8 +58,13 @@ export interface PodConfigOptions {
   readonly onStarted?: (info: { readonly statusAddress: AddressInfo | undefined }) => void;
 }
 
+/**
+ * An in-process handler rather than a spec: an object with a method a handler has. Specs are plain data
+ * (`{ name, ...options }`), so a function-valued `syncPod` or `killPod` can only mean a handler object.
+ */
 function isHandlerObject(value: SyncHandler | HandlerConfig): value is SyncHandler {
-  return typeof value === 'object' && typeof (value as Partial<SyncHandler>).syncPod === 'function';
+  const h = value as Partial<Record<'syncPod' | 'killPod', unknown>>;
+  return typeof value === 'object' && (typeof h.syncPod === 'function' || typeof h.killPod === 'function');
 }
 
 /** Validates library options into the agent's configuration (the same rules as the config file). */
@@ -63,10 +77,16 @@ export function podConfigOptionsToConfig(options: PodConfigOptions): AgentConfig
   }
   const specs = handlers.filter((h) => !isHandlerObject(h));
   const objects = handlers.filter(isHandlerObject);
+  // The check the CLI's loader makes of what a factory returns: the reconciler would call what is missing.
+  handlers.forEach((h, i) => {
+    if (isHandlerObject(h) && !isSyncHandler(h)) {
+      throw new ConfigInvalidError(`option "handlers"[${i}]: a handler object needs a non-empty name, syncPod() and killPod()`);
+    }
+  });
   const file: Record<string, unknown> = { statusAddress: 'off', ...fields };
   // Only in-process handlers given: do not add the default `log` handler.
   file['handlers'] = specs.length > 0 || objects.length === 0 ? (specs.length > 0 ? specs : undefined) : [];
-  return resolveConfig({}, file);
+  return resolveConfig({}, file, { durationsInMs: true });
 }
 
 /**
@@ -76,7 +96,7 @@ export function podConfigOptionsToConfig(options: PodConfigOptions): AgentConfig
  */
 export async function runPodConfig(options: PodConfigOptions, signal: AbortSignal): Promise<void> {
   const config = podConfigOptionsToConfig(options);
-  const logger = options.logger ?? pino({ level: 'silent' });
+  const logger = options.logger ?? pino({ level: options.logLevel ?? 'silent' });
   const handlers = (options.handlers ?? []).filter(isHandlerObject);
   await runAgent(config, {
     logger, signal, handlers,
