@@ -54,6 +54,14 @@ describe(LogSyncHandler.name, () => {
   });
 
   describe('killPod()', () => {
+    it('logs an orphan its listPods() reported by UID alone by its uid, not as pod "/"', async () => {
+      const { logger, lines } = captureLogger();
+      const handler = new LogSyncHandler({ logger });
+      await handler.killPod({ reason: 'orphaned', pod: { metadata: { uid: 'uid-gone' } }, gracePeriodSeconds: 30, attempt: 1 }, signal);
+      expect(lines()).toEqual([expect.objectContaining({ op: 'kill', uid: 'uid-gone', reason: 'orphaned', msg: 'kill pod' })]);
+      expect(lines()[0]).not.toHaveProperty('pod');
+    });
+
     it('logs one info line with op kill and the reason', async () => {
       const { logger, raw, lines } = captureLogger();
       const handler = new LogSyncHandler({ logger });

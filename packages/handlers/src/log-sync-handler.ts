@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
-import { podRef, podUid, type KillPodRequest, type SyncHandler, type SyncPodRequest } from '@podconfig/core';
+import type { KillPodRequest, SyncHandler, SyncPodRequest } from '@podconfig/core';
 import { componentLogger } from './component-logger.js';
+import { podLogFields } from './pod-log-fields.js';
 
 export interface LogSyncHandlerOptions {
   readonly logger: Logger;
@@ -21,13 +22,13 @@ export class LogSyncHandler implements SyncHandler {
 
   syncPod(request: SyncPodRequest, _signal: AbortSignal): Promise<void> {
     const { type, pod, source } = request;
-    this.#log.info({ op: type, pod: podRef(pod), uid: podUid(pod), source }, 'sync pod');
+    this.#log.info({ op: type, ...podLogFields(pod), source }, 'sync pod');
     return Promise.resolve();
   }
 
   killPod(request: KillPodRequest, _signal: AbortSignal): Promise<void> {
     const { reason, pod } = request;
-    this.#log.info({ op: 'kill', pod: podRef(pod), uid: podUid(pod), reason }, 'kill pod');
+    this.#log.info({ op: 'kill', ...podLogFields(pod), reason }, 'kill pod');
     return Promise.resolve();
   }
 }

@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
 import {
-  PodConfigError, podRef, podUid, safeUrl,
+  PodConfigError, safeUrl,
   type ClosableHandler, type KillPodRequest, type Pod, type SyncHandler, type SyncPodRequest,
 } from '@podconfig/core';
 import { componentLogger } from './component-logger.js';
+import { podLogFields } from './pod-log-fields.js';
 
 export interface WebhookSyncHandlerOptions {
   /** http or https. Userinfo (`https://user:pass@…`) is sent as a Basic `authorization` header. */
@@ -117,7 +118,7 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
   async #post(payload: WebhookPayload, signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
     const { op, pod } = payload;
-    const fields = { op, pod: podRef(pod), uid: podUid(pod) };
+    const fields = { op, ...podLogFields(pod) };
     const what = `${op} of pod ${fields.pod} (uid ${fields.uid})`;
     let status: number;
     try {
