@@ -7,7 +7,7 @@ import type { CallDeadlines } from './call-deadlines.js';
 import type { CallResult } from './call-with-timeout.js';
 import type { ClockTimers } from './clock-timers.js';
 import type { Dispatcher } from './dispatcher.js';
-import { DEFAULT_GRACE_PERIOD_SECONDS, gracePeriodSeconds, type PodRecord } from './pod-record.js';
+import { DEFAULT_GRACE_PERIOD_SECONDS, gracePeriodSeconds, podLogRef, type PodRecord } from './pod-record.js';
 import type { HandlerWorkStatus, WorkState } from './pod-work-status.js';
 import { PodWorker } from './pod-worker.js';
 import type { HandlerCallEvent } from './reconciler-observer.js';
@@ -64,8 +64,7 @@ function killedPod(worker: PodWorker): Pod {
 
 /** A handler call's log fields: built only when a line is written (most calls write none). */
 function callFields(pod: Pod, call: CallKind, item: WorkItem): { pod: string | undefined; uid: string; call: CallKind; attempt: number } {
-  // An orphan a handler listed by UID alone has no name to show (pino leaves out an undefined field).
-  return { pod: pod.metadata?.name === undefined ? undefined : podRef(pod), uid: podUid(pod), call, attempt: item.attempt };
+  return { pod: podLogRef(pod), uid: podUid(pod), call, attempt: item.attempt };
 }
 
 /**

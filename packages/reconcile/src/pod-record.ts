@@ -1,4 +1,4 @@
-import type { Pod, SourceName } from '@podconfig/core';
+import { podRef, type Pod, type SourceName } from '@podconfig/core';
 import type { PodWorker } from './pod-worker.js';
 
 /**
@@ -39,3 +39,8 @@ export function gracePeriodSeconds(pod: Pod): number {
 
 /** The kubelet's default termination grace period, also used for orphans (whose spec is unknown). */
 export const DEFAULT_GRACE_PERIOD_SECONDS = 30;
+
+/** `namespace/name` for logs, or undefined (left out by pino) for an orphan a handler listed by UID alone. */
+export function podLogRef(pod: Pod): string | undefined {
+  return pod.metadata?.name === undefined ? undefined : podRef(pod);
+}

@@ -923,16 +923,19 @@ describe(Reconciler.name, () => {
 
     it('logs an orphan the handler listed by UID alone by its UID, without an empty pod name', async () => {
       const lines: Record<string, unknown>[] = [];
-      const warnLogger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+      const infoLogger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
       const handler = new ListingHandler('h', () => [{ uid: 'uid-orphan' }]);
       const failing = Object.assign(handler, { killPod: () => Promise.reject(new Error('runtime unavailable')) });
-      const h = start({ handlers: [failing], clock: new ManualClock(), sources: ['file'], logger: warnLogger });
+      const h = start({ handlers: [failing], clock: new ManualClock(), sources: ['file'], logger: infoLogger });
       await h.feed.push('file', 'ADD', []);
       await handler.lists.count(1);
       await h.stop();
       const failed = lines.find((l) => l['msg'] === 'handler call failed');
       expect(failed).toMatchObject({ uid: 'uid-orphan', call: 'kill' });
       expect(failed).not.toHaveProperty('pod');
+      const killing = lines.find((l) => l['msg'] === 'killing orphaned pod');
+      expect(killing).toMatchObject({ uid: 'uid-orphan' });
+      expect(killing).not.toHaveProperty('pod');
     });
 
     it('holds orphan kills while orphanKillsAllowed() is false (D18)', async () => {

@@ -10,7 +10,7 @@ import { callWithTimeout } from './call-with-timeout.js';
 import { ClockTimers, type Timer } from './clock-timers.js';
 import { Dispatcher } from './dispatcher.js';
 import { HandlerLane, type LaneHost } from './handler-lane.js';
-import type { PodRecord } from './pod-record.js';
+import { podLogRef, type PodRecord } from './pod-record.js';
 import type { HandlerWorkStatus, PodWorkStatus } from './pod-work-status.js';
 import type { PodWorker } from './pod-worker.js';
 import type { HandlerCallEvent, ReconcilerObserver } from './reconciler-observer.js';
@@ -566,7 +566,7 @@ export class Reconciler {
         this.#pods.set(key, record);
       }
       orphans += 1;
-      this.#log.info({ handler: lane.name, pod: podRef(record.pod), uid: uid ?? '' }, 'killing orphaned pod');
+      this.#log.info({ handler: lane.name, pod: podLogRef(record.pod), uid: uid ?? '' }, 'killing orphaned pod');
       lane.killOrphan(record);
     }
     let missing = 0;
