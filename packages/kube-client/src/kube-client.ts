@@ -39,8 +39,8 @@ export interface KubeClientOptions {
   readonly timeoutMs?: number;
 }
 
-/** Redirects one request follows (Go's client: 10). */
-export const MAX_REDIRECTS = 10;
+/** Redirects one request follows: Go's client sends at most 10 requests (`len(via) >= 10` stops it), so 9. */
+export const MAX_REDIRECTS = 9;
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 /** Retries of one request that the server answered 429 / 5xx with a `Retry-After` header. */
 export const MAX_RETRY_AFTER_RETRIES = 3;
@@ -255,7 +255,7 @@ export class KubeClient {
         throw new PodConfigError('PODCONFIG_REDIRECT', `${describe}: redirect from ${target.protocol} to ${next.protocol} refused`, { retryable: true });
       }
       if (redirects >= MAX_REDIRECTS) {
-        throw new PodConfigError('PODCONFIG_REDIRECT', `${describe}: stopped after ${MAX_REDIRECTS} redirects`, { retryable: true });
+        throw new PodConfigError('PODCONFIG_REDIRECT', `${describe}: stopped after ${MAX_REDIRECTS + 1} requests (${MAX_REDIRECTS} redirects followed)`, { retryable: true });
       }
       if (res.statusCode <= 303 && hopMethod !== 'GET' && hopMethod !== 'HEAD') {
         hopMethod = 'GET';

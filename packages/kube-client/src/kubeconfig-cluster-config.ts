@@ -280,5 +280,14 @@ function parseProxyUrl(raw: string, where: string): URL {
   if (url.protocol !== 'http:' && url.protocol !== 'https:' && url.protocol !== 'socks5:') {
     throw invalid(`invalid 'proxy-url' for ${where}: only HTTP, HTTPS, and SOCKS5 proxies are supported`);
   }
+  try {
+    // The proxy connectors decode the userinfo at each connection: a bad escape is a config error here, not a
+    // URIError on every request. (Go's url.Parse refuses a malformed escape too; bytes that are not UTF-8,
+    // which Go would send as they are, are refused as well.)
+    decodeURIComponent(url.username);
+    decodeURIComponent(url.password);
+  } catch {
+    throw invalid(`invalid 'proxy-url' for ${where}: its user:password has a malformed percent escape or is not UTF-8`);
+  }
   return url;
 }

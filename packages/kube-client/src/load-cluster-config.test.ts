@@ -80,6 +80,18 @@ describe('loadClusterConfig()', () => {
     expect(JSON.stringify(config)).toContain('[REDACTED]');
   });
 
+  it('refuses a proxy-url whose user:password has a malformed percent escape, without quoting it', async () => {
+    for (const userinfo of ['us%zz:pw', 'user:p%FFw']) {
+      const stanzas = simple('https://127.0.0.1:6443');
+      stanzas.clusters!['c']!['proxy-url'] = `socks5://${userinfo}@127.0.0.1:1080`;
+      const file = await writeKubeconfig(join(dir.path, 'kc'), stanzas);
+      const err = await rejection(loadClusterConfig({ kubeconfig: file, env: {} }));
+      expect(err.code).toBe('PODCONFIG_KUBECONFIG_INVALID');
+      expect(err.message).toContain("invalid 'proxy-url'");
+      expect(err.message).not.toContain(userinfo);
+    }
+  });
+
   it('uses the given context instead of current-context', async () => {
     const file = await writeKubeconfig(join(dir.path, 'kc'), {
       'current-context': 'one',

@@ -163,7 +163,7 @@ export class HttpPodSource implements PodSource, StatusReporter {
       basicAuth = basicAuthFromUrl(url);
     } catch (err: unknown) {
       // Never quote the userinfo: it holds the password.
-      throw new ConfigInvalidError('manifest URL: the userinfo (user:password@) has a malformed percent escape', { cause: err });
+      throw new ConfigInvalidError('manifest URL: the userinfo (user:password@) has a malformed percent escape or is not UTF-8', { cause: err });
     }
     if ((options.cert === undefined) !== (options.key === undefined)) {
       throw new ConfigInvalidError('http source: a client certificate needs both cert and key');
