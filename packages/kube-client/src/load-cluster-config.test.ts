@@ -92,6 +92,21 @@ describe('loadClusterConfig()', () => {
     }
   });
 
+  it('applies repeated << merge keys in turn and tells a quoted key from a plain one, as kubectl reads YAML', async () => {
+    const file = join(dir.path, 'kc');
+    await writeFile(file, [
+      'apiVersion: v1', 'kind: Config', 'current-context: main',
+      'x-server: &server { server: "https://127.0.0.1:6443" }', 'x-tls: &tls { insecure-skip-tls-verify: true }',
+      'clusters:', '- name: c', '  cluster:', '    <<: *server', '    <<: *tls', '    "1": quoted', '    1: plain',
+      'contexts:', '- name: main', '  context: { cluster: c }', '',
+    ].join('\n'));
+    const config = await loadClusterConfig({ kubeconfig: file, env: {} });
+    expect(config?.server.href).toBe('https://127.0.0.1:6443/');
+    expect(config?.tls.insecureSkipVerify).toBe(true);
+    await writeFile(file, 'apiVersion: v1\nkind: Config\ncurrent-context: a\ncurrent-context: b\n');
+    expect((await rejection(loadClusterConfig({ kubeconfig: file, env: {} }))).message).toContain('line 4, column 1 (DUPLICATE_KEY)');
+  });
+
   it('uses the given context instead of current-context', async () => {
     const file = await writeKubeconfig(join(dir.path, 'kc'), {
       'current-context': 'one',
