@@ -171,6 +171,13 @@ describe(decodeHttpPods.name, () => {
         expect(rejection(() => decodeHttpPods(flow, http())).reason).toBe('invalid YAML at line 3, column 38: Map keys must be unique');
       });
 
+      it('reports the first repeat in the text when two mappings repeat a key, and never takes NaN keys for repeats', () => {
+        const two = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  name: again\nspec:\n  containers:\n  - {name: c, image: i, image: j}\n';
+        expect(rejection(() => decodeHttpPods(two, http())).reason).toBe('invalid YAML at line 5, column 3: Map keys must be unique');
+        const nan = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nx: {.nan: a, .NaN: b}\nspec: {containers: [{name: c, image: i}]}\n';
+        expect(rejection(() => decodeHttpPods(nan, http())).reason).not.toMatch(/unique/);
+      });
+
       it('lets keys that differ only as YAML types through, and merge keys repeat, as before', () => {
         const typed = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web, labels: {"1": a, 1: b}}\nspec: {containers: [{name: c, image: i}]}\n';
         expect(decodeHttpPods(typed, http())[0]?.metadata?.labels).toEqual({ '1': 'b' });

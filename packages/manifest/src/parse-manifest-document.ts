@@ -117,14 +117,20 @@ function parseFirstYamlDocument(text: string): unknown {
  * anchors are checked where they are defined).
  */
 function findDuplicateKey(root: unknown): number | undefined {
+  // The stack visits mappings out of text order: keep the earliest repeat, as the library reported it.
+  let first: number | undefined;
   const stack: unknown[] = [root];
   while (stack.length > 0) {
     const node = stack.pop();
     if (isMap(node)) {
       const seen = new Set<unknown>();
       for (const { key, value } of node.items) {
-        if (isScalar(key) && typeof key.value !== 'symbol') {
-          if (seen.has(key.value)) return key.range?.[0] ?? 0;
+        // NaN keys never collide (the library compares with ===; a Set would match them).
+        if (isScalar(key) && typeof key.value !== 'symbol' && !Number.isNaN(key.value)) {
+          if (seen.has(key.value)) {
+            const at = key.range?.[0] ?? 0;
+            if (first === undefined || at < first) first = at;
+          }
           seen.add(key.value);
         } else {
           stack.push(key);
@@ -137,7 +143,7 @@ function findDuplicateKey(root: unknown): number | undefined {
       stack.push(node.key, node.value);
     }
   }
-  return undefined;
+  return first;
 }
 
 /** The parser's own words and position, without the quoted source line (it could hold a secret). */
