@@ -15,7 +15,7 @@ describe('resolvePlainScalar()', () => {
       ['0012345', 5349], ['017', 15], ['08', 8], ['0o17', 15], ['0x1F', 31], ['0x_1F', 31], ['0b101', 5], ['-0b101', -5],
       ['+12', 12], ['1_000', 1000], ['1_', 1], ['-0', 0], ['9223372036854775808', 9223372036854775808],
       ['1e3', 1000], ['1.5', 1.5], ['.5', 0.5], ['+.5', 0.5], ['1.', 1], ['09.5', 9.5], ['1e+5', 100000],
-      ['.inf', Infinity], ['-.Inf', -Infinity],
+      ['.inf', Infinity], ['-.Inf', -Infinity], ['1e400', '1e400'], ['-1e400', '-1e400'],
       ['0xFFFFFFFFFFFFFFFFFF', '0xFFFFFFFFFFFFFFFFFF'], ['0b2', '0b2'], ['0x', '0x'], ['1e', '1e'], ['+', '+'],
       ['2001-01-01', '2001-01-01'], ['1:20', '1:20'], ['_1', '_1'], ['..5', '..5'], ['.5.', '.5.'], ['<<', '<<'],
     ];
@@ -30,6 +30,8 @@ describe('goYamlValue()', () => {
       a: 12, b: '12', c: 'yes\n', d: '12', e: 'tok', f: '12', g: null, h: [true, 'no'],
     });
     expect(() => read('a: !!int "x"\n')).toThrow(GoYamlError);
+    expect(read('a: ! 12345\nb: !!int 0x1F\n')).toEqual({ a: '12345', b: 31 });
+    for (const float of ['1.5', '1e3']) expect(() => read(`a: !!int ${float}\n`)).toThrow('!!int');
   });
 
   it('applies merge keys as go-yaml v2 does: over the keys before, under the keys after, earlier list entries first', () => {
@@ -54,6 +56,7 @@ describe('goYamlValue()', () => {
   it('turns mapping keys into strings and refuses NaN, infinities and alias bombs', () => {
     expect(read('1: a\ntrue: b\n')).toEqual({ '1': 'a', true: 'b' });
     expect(() => read('a: .nan\n')).toThrow('NaN');
+    for (const nullKey of ['~: a\n', 'null: a\n', '? \n: a\n']) expect(() => read(nullKey)).toThrow('mapping key that is null');
     const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
     for (let i = 1; i < 8; i++) bomb.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${String.fromCharCode(96 + i)}`).join(', ')}]`);
     expect(() => read(bomb.join('\n'))).toThrow('too many nodes');

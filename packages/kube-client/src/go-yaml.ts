@@ -69,7 +69,11 @@ export function resolvePlainScalar(text: string): string | number | boolean | nu
     if (value >= INT64_MIN && value <= INT64_MAX) return Number(value);
     if (sign === '' && value <= UINT64_MAX) return Number(value);
   }
-  if (YAML_STYLE_FLOAT.test(plain)) return Number(plain);
+  if (YAML_STYLE_FLOAT.test(plain)) {
+    // Out of float64's range (`1e400`), Go's ParseFloat fails and go-yaml keeps the text.
+    const float = Number(plain);
+    return Number.isFinite(float) ? float : text;
+  }
   return text;
 }
 
@@ -106,7 +110,8 @@ export function goYamlValue(doc: Document.Parsed): GoYamlValue {
           continue;
         }
         const key = convert(pair.key, depth + 1);
-        if (key !== null && typeof key === 'object') throw new GoYamlError(rangeOf(pair.key), 'has a mapping key that is not a scalar');
+        // sigs.k8s.io/yaml: "unsupported map key" for a null key (`~:`) and for a collection.
+        if (key === null || typeof key === 'object') throw new GoYamlError(rangeOf(pair.key), 'has a mapping key that is null or not a scalar');
         out[String(key)] = convert(pair.value, depth + 1);
       }
       return out;
@@ -132,8 +137,9 @@ export function goYamlValue(doc: Document.Parsed): GoYamlValue {
 function scalar(value: unknown, type: string | undefined, tag: string | undefined, offset: number): GoYamlValue {
   const text = typeof value === 'string' ? value : String(value);
   let resolved: GoYamlValue;
-  if (tag === undefined || tag === '!') resolved = type === 'PLAIN' ? resolvePlainScalar(text) : text;
-  else if (tag === `${TAG}str` || !tag.startsWith(TAG)) resolved = text;
+  if (tag === undefined) resolved = type === 'PLAIN' ? resolvePlainScalar(text) : text;
+  // The non-specific `!` (and any local tag) leaves the text a string in go-yaml v2.
+  else if (tag === '!' || tag === `${TAG}str` || !tag.startsWith(TAG)) resolved = text;
   else if (tag === `${TAG}binary`) {
     // The yaml library decodes !!binary itself; go-yaml v2 makes the bytes a string.
     resolved = value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : Buffer.from(text, 'base64').toString('utf8');
@@ -143,7 +149,9 @@ function scalar(value: unknown, type: string | undefined, tag: string | undefine
     resolved = resolvePlainScalar(text);
     const want = tag.slice(TAG.length);
     const got = resolved === null ? 'null' : typeof resolved === 'boolean' ? 'bool' : typeof resolved === 'number' ? 'number' : 'str';
-    const fits = want === got || (got === 'number' && (want === 'int' || want === 'float')) || (want === 'timestamp' && got === 'str');
+    // !!int takes only Go integer syntax (`!!int 1.5` or `!!int 1e3` are floats: an error in go-yaml v2).
+    const fits = want === got || (got === 'number' && (want === 'float' || (want === 'int' && GO_INT.test(text.replaceAll('_', ''))))) ||
+      (want === 'timestamp' && got === 'str');
     if (!fits) throw new GoYamlError(offset, `cannot decode a scalar as !!${want}`);
     if (want === 'float' && typeof resolved === 'number') resolved = Number(resolved);
   }
