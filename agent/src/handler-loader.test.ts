@@ -88,7 +88,7 @@ describe('loadSyncHandler()', () => {
     await writeFile(join(pkg, 'package.json'), JSON.stringify({ name: 'cjs-only', exports: { '.': { require: './index.cjs' } } }));
     const err = await loadSyncHandler({ name: 'cjs-only', options: {} }, ctx()).catch((e: unknown) => e);
     expect(PodConfigError.is(err, 'PODCONFIG_PLUGIN_LOAD')).toBe(true);
-    expect((err as Error).message).toContain(`${pkg} does not export "." for import`);
+    expect((err as Error).message).toContain(`No "exports" main defined in ${pkg}/package.json imported from ${dir.path}/`);
   });
 
   it('fails naming the module when its factory never settles within the timeout', async () => {

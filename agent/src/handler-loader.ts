@@ -1,11 +1,11 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { resolve as resolveImport } from 'import-meta-resolve';
 import type { Logger } from 'pino';
 import { ConfigInvalidError, PodConfigError, errorMessage, formatDuration, type SyncHandler, type SyncHandlerFactory } from '@podconfig/core';
 import { builtinHandlers } from '@podconfig/handlers';
 import type { HandlerSpec } from './agent-config.js';
 import { DeferredLogger } from './deferred-logger.js';
-import { PackageEntryError, findPackageEntry } from './package-entry.js';
 
 export interface HandlerLoaderContext {
   readonly logger: Logger;
@@ -49,13 +49,15 @@ async function importFactory(spec: HandlerSpec, cwd: string): Promise<SyncHandle
     // An installed package: resolve it from the working directory first (where a user installs
     // plugins next to the agent), with the conditions an import uses (ESM-only packages too), then
     // from the agent's own dependencies.
+    // (import-meta-resolve: Node.js's own ESM resolution, which `import.meta.resolve(specifier, parent)`
+    // offers only behind a flag on Node.js 20; `createRequire().resolve` misses ESM-only packages.)
     try {
-      local = findPackageEntry(spec.name, cwd);
+      local = resolveImport(spec.name, `${pathToFileURL(resolve(cwd)).href}/`);
     } catch (err: unknown) {
-      if (err instanceof PackageEntryError) throw pluginError(spec, `cannot load module: ${err.message}`, err);
-      throw err;
+      const notInstalled = (err as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' && errorMessage(err).startsWith('Cannot find package');
+      if (!notInstalled) throw pluginError(spec, `cannot load module: ${errorMessage(err)}`, err);
     }
-    url = local === undefined ? spec.name : pathToFileURL(local).href;
+    url = local ?? spec.name;
   }
   let mod: unknown;
   try {
