@@ -43,7 +43,7 @@ describe('createAgent()', () => {
   });
 
   it('runs the same built-in twice side by side (the second as "<name>-2")', async () => {
-    await expect(build({ handler: ['log', 'log'] })).resolves.toBeDefined();
+    expect((await build({ handler: ['log', 'log'] })).handlerNames).toEqual(['log', 'log-2']);
   });
 
   it('gives automatic handler names the first free -N suffix, skipping an explicit id (log-2 by id, then log, log-3)', async () => {

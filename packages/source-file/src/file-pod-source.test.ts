@@ -705,7 +705,15 @@ describe(FilePodSource.name, () => {
     it('yields one empty SET when the path is a socket at start, and surfaces the error', async () => {
       const dir = await makeDir();
       const path = join(dir, 'pods.sock');
-      const close = await listenUnix(path);
+      const stopListening = await listenUnix(path);
+      let closed = false;
+      const close = async (): Promise<void> => {
+        closed = true;
+        await stopListening();
+      };
+      cleanups.push(async () => {
+        if (!closed) await stopListening(); // the test failed before it closed the socket itself
+      });
       const { run, source, log } = start({ path });
       expect((await run.next()).pods.size).toBe(0);
       const status = source.status();
