@@ -18,6 +18,20 @@ describe('createRootLogger()', () => {
     expect(String(line['time'])).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
 
+  it('shows a cause\'s message once when the error quotes it already, and appends the causes it does not quote', () => {
+    const out = capture();
+    const logger = createRootLogger({ level: 'info', nodeName: 'n', destination: out.stream, pretty: false });
+    const root = new Error('ENOENT: no such file');
+    const quoted = new Error(`kubeconfig ./kc: does not exist (${root.message})`, { cause: root });
+    const outer = new Error(`--kubeconfig ./kc: ${quoted.message}`, { cause: quoted });
+    logger.error({ err: outer }, 'invalid configuration');
+    logger.error({ err: new Error('cannot start the plugin', { cause: new Error('permission denied') }) }, 'failed');
+    const [first, second] = out.text().trim().split('\n').map((l) => JSON.parse(l) as { err: { message: string; stack: string } });
+    expect(first!.err.message).toBe('--kubeconfig ./kc: kubeconfig ./kc: does not exist (ENOENT: no such file)');
+    expect(first!.err.stack).toContain('caused by: Error: ENOENT: no such file');
+    expect(second!.err.message).toBe('cannot start the plugin: permission denied');
+  });
+
   it('redacts credentials wherever a logging mistake would put them', () => {
     const out = capture();
     const logger = createRootLogger({ level: 'info', nodeName: 'n', destination: out.stream, pretty: false });

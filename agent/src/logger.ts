@@ -21,11 +21,34 @@ export interface RootLoggerOptions {
   readonly destination?: DestinationStream;
 }
 
+/**
+ * An error's message and those of its causes that it does not quote already. pino's `err` serializer
+ * appends every cause's message; podconfig's errors often quote their cause (`cannot load module: <why>`),
+ * which then showed twice.
+ */
+export function messageWithNewCauses(err: Error): string {
+  let text = err.message;
+  const seen = new Set<unknown>([err]);
+  for (let cause: unknown = err.cause; cause instanceof Error && !seen.has(cause); cause = cause.cause) {
+    seen.add(cause);
+    if (cause.message !== '' && !text.includes(cause.message)) text += `: ${cause.message}`;
+  }
+  return text;
+}
+
+/** pino's `err` serializer (type, stack with the causes' stacks, own fields), with {@link messageWithNewCauses}. */
+function serializeError(err: Error): ReturnType<typeof pino.stdSerializers.err> {
+  const out = pino.stdSerializers.err(err);
+  if (err instanceof Error && typeof out === 'object' && out !== null) out.message = messageWithNewCauses(err);
+  return out;
+}
+
 /** The only root logger: JSON lines with `node` on every line, secrets redacted. */
 export function createRootLogger(o: RootLoggerOptions): Logger {
   const options = {
     level: o.level,
     base: { node: o.nodeName },
+    serializers: { err: serializeError },
     redact: { paths: [...REDACT_PATHS], censor: '[REDACTED]' },
     timestamp: pino.stdTimeFunctions.isoTime,
   };

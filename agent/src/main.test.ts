@@ -55,8 +55,8 @@ describe('createAgent()', () => {
   });
 
   it.each<[{ kubeconfig?: string; context?: string }, string]>([
-    [{ kubeconfig: '/nonexistent/kubeconfig' }, '--kubeconfig /nonexistent/kubeconfig: kubeconfig /nonexistent/kubeconfig: does not exist'],
-    [{ context: 'nope' }, '--context nope: context "nope" does not exist'],
+    [{ kubeconfig: '/nonexistent/kubeconfig' }, '--kubeconfig: kubeconfig /nonexistent/kubeconfig: does not exist'],
+    [{ context: 'nope' }, '--context: context "nope" does not exist'],
   ])('rejects a bad kubeconfig or context as invalid configuration, naming it: %j', async (flags, message) => {
     const kc = flags.kubeconfig ?? await kubeconfig();
     const err = await build({ ...flags, kubeconfig: kc }).catch((e: unknown) => e);
@@ -69,7 +69,7 @@ describe('createAgent()', () => {
     await writeFile(path, 'clusters: [unclosed\n');
     const err = await build({ kubeconfig: path }).catch((e: unknown) => e);
     expect(PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID')).toBe(true);
-    expect((err as Error).message).toContain(`--kubeconfig ${path}: kubeconfig ${path}: invalid YAML`);
+    expect((err as Error).message).toContain(`--kubeconfig: kubeconfig ${path}: invalid YAML`);
   });
 
   it('rejects a handler that cannot be loaded, naming it', async () => {

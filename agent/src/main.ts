@@ -43,8 +43,9 @@ export async function createAgent(config: AgentConfig, o: CreateAgentOptions): P
   } catch (err: unknown) {
     // A missing or broken kubeconfig, or an unknown context, is a bad value the user gave: invalid configuration.
     if (!PodConfigError.is(err, 'PODCONFIG_KUBECONFIG_INVALID')) throw err;
-    const given = [config.kubeconfig === undefined ? undefined : `${settingName(config, 'kubeconfig')} ${config.kubeconfig}`,
-      config.context === undefined ? undefined : `${settingName(config, 'context')} ${config.context}`].filter((g) => g !== undefined);
+    // The setting's name only: the message names the file or context already.
+    const given = [config.kubeconfig === undefined ? undefined : settingName(config, 'kubeconfig'),
+      config.context === undefined ? undefined : settingName(config, 'context')].filter((g) => g !== undefined);
     throw new ConfigInvalidError(given.length === 0 ? err.message : `${given.join(', ')}: ${err.message}`, { cause: err });
   }
   if (cluster === undefined) o.logger.info({}, 'no kubeconfig and not in a cluster: standalone mode, no apiserver source');
