@@ -115,6 +115,11 @@ describe(ExecSyncHandler.name, () => {
         .catch((e: unknown) => e);
       expect(PodConfigError.is(err, 'PODCONFIG_HANDLER_FAILED')).toBe(true);
       expect((err as Error).message).toBe(`exec: ${command} exited with code 3 for create of pod prod/web (uid u1)`);
+      // An orphan a listing reported by UID alone is named by its UID.
+      const orphan: unknown = await handler({ command })
+        .killPod({ reason: 'orphaned', pod: { metadata: { uid: 'u-orphan' } }, gracePeriodSeconds: 30, attempt: 1 }, signal)
+        .catch((e: unknown) => e);
+      expect((orphan as Error).message).toBe(`exec: ${command} exited with code 3 for kill of pod with uid u-orphan`);
     });
 
     it('throws PODCONFIG_HANDLER_FAILED when the command dies from a signal', async () => {

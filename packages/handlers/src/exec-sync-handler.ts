@@ -5,7 +5,7 @@ import {
 } from '@podconfig/core';
 import { componentLogger } from './component-logger.js';
 import { runCommand, type CommandResult } from './run-command.js';
-import { podLogFields } from './pod-log-fields.js';
+import { podDescription, podLogFields } from './pod-log-fields.js';
 
 export interface ExecSyncHandlerOptions {
   /** The program to run, by path or looked up in `PATH`; never run through a shell. */
@@ -63,7 +63,7 @@ export class ExecSyncHandler implements SyncHandler {
   async #call(op: string, pod: Pod, extraEnv: Readonly<Record<string, string>>, signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
     const fields = { op, ...podLogFields(pod) };
-    const what = `${op} of pod ${fields.pod} (uid ${fields.uid})`;
+    const what = `${op} of ${podDescription(pod)}`;
     const timeoutMs = this.#o.timeoutMs ?? EXEC_DEFAULT_TIMEOUT_MS;
     let result: CommandResult;
     try {

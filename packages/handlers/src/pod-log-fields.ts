@@ -8,3 +8,9 @@ export function podLogFields(pod: Pod): { readonly pod?: string; readonly uid: s
   const known = (pod.metadata?.namespace ?? '') !== '' || (pod.metadata?.name ?? '') !== '';
   return known ? { pod: podRef(pod), uid: podUid(pod) } : { uid: podUid(pod) };
 }
+
+/** `pod ns/name (uid …)` for error messages, or `pod with uid …` for an orphan known by UID alone. */
+export function podDescription(pod: Pod): string {
+  const fields = podLogFields(pod);
+  return fields.pod === undefined ? `pod with uid ${fields.uid}` : `pod ${fields.pod} (uid ${fields.uid})`;
+}

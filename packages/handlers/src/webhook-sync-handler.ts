@@ -5,7 +5,7 @@ import {
   type ClosableHandler, type KillPodRequest, type Pod, type SyncHandler, type SyncPodRequest,
 } from '@podconfig/core';
 import { componentLogger } from './component-logger.js';
-import { podLogFields } from './pod-log-fields.js';
+import { podDescription, podLogFields } from './pod-log-fields.js';
 
 export interface WebhookSyncHandlerOptions {
   /** http or https. Userinfo (`https://user:pass@…`) is sent as a Basic `authorization` header. */
@@ -119,7 +119,7 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
     if (signal.aborted) return;
     const { op, pod } = payload;
     const fields = { op, ...podLogFields(pod) };
-    const what = `${op} of pod ${fields.pod} (uid ${fields.uid})`;
+    const what = `${op} of ${podDescription(pod)}`;
     let status: number;
     try {
       const response = await request(this.#url, {
