@@ -1,37 +1,50 @@
 import type { Bindings, ChildLoggerOptions, Logger } from 'pino';
 
-/** A logger whose target is read at each use, and whose children follow it. */
-function following(target: () => Logger): Logger {
-  const proxy: Logger = new Proxy({} as Logger, {
+/**
+ * A logger that logs through `derive(source())`, made again when `source()` changes, so that a child
+ * taken before the change follows it. What is set on it (its `level`, `setBindings()`) is kept and set
+ * again on the logger made after a change: pino keeps a child's own level and bindings apart from its
+ * parent's.
+ */
+function following(source: () => Logger, derive: (parent: Logger) => Logger = (parent) => parent): Logger {
+  let parent: Logger | undefined;
+  let made: Logger | undefined;
+  let level: string | undefined;
+  const bindings: Bindings[] = [];
+  const current = (): Logger => {
+    const from = source();
+    if (made === undefined || from !== parent) {
+      parent = from;
+      made = derive(from);
+      if (level !== undefined) made.level = level;
+      for (const b of bindings) made.setBindings(b);
+    }
+    return made;
+  };
+  return new Proxy({} as Logger, {
     get(_, property) {
       if (property === 'child') {
-        return (bindings: Bindings, options?: ChildLoggerOptions): Logger => {
-          const make = (from: Logger): Logger => (options === undefined ? from.child(bindings) : from.child(bindings, options));
-          // Made again from the parent's target when that changes, so a child taken early follows too.
-          let parent = target();
-          let made = make(parent);
-          return following(() => {
-            const current = target();
-            if (parent !== current) {
-              parent = current;
-              made = make(current);
-            }
-            return made;
-          });
+        return (childBindings: Bindings, options?: ChildLoggerOptions): Logger =>
+          following(current, (from) => (options === undefined ? from.child(childBindings) : from.child(childBindings, options)));
+      }
+      if (property === 'setBindings') {
+        return (more: Bindings): void => {
+          bindings.push(more);
+          current().setBindings(more);
         };
       }
-      const current = target();
-      const value: unknown = Reflect.get(current, property, current);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(current) : value;
+      const target = current();
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
     set(_, property, value) {
-      return Reflect.set(target(), property, value);
+      if (property === 'level') level = String(value);
+      return Reflect.set(current(), property, value);
     },
     has(_, property) {
-      return Reflect.has(target(), property);
+      return Reflect.has(current(), property);
     },
   });
-  return proxy;
 }
 
 /**

@@ -129,6 +129,22 @@ describe('loadSyncHandler()', () => {
     expect(lines[1]).toMatchObject({ part: 'calls' });
   });
 
+  it('keeps the level and bindings a factory set on its child logger once the handler is named', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) });
+    await writeFile(join(dir.path, 'verbose.mjs'), [
+      'export default ({ logger }) => {',
+      '  const log = logger.child({ part: "calls" });',
+      '  log.level = "debug";',
+      '  log.setBindings({ mode: "verbose" });',
+      '  return { name: "verbose", async syncPod() { log.debug("sync"); }, async killPod() {} };',
+      '};',
+    ].join('\n'));
+    const h = await loadSyncHandler({ name: './verbose.mjs', options: {} }, { ...ctx(), logger });
+    await h.syncPod({ type: 'create', pod: makePod('web'), source: 'file', attempt: 1 }, controller.signal);
+    expect(lines).toMatchObject([{ level: 20, component: 'sync.verbose', part: 'calls', mode: 'verbose', msg: 'sync' }]);
+  });
+
   it('rejects an invalid id', async () => {
     const err = await loadSyncHandler({ name: 'log', options: { id: 'Not Valid' } }, ctx()).catch((e: unknown) => e);
     expect(PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID')).toBe(true);
