@@ -98,6 +98,28 @@ describe('loadSyncHandler()', () => {
     expect((err as Error).message).toBe('handler "./never.mjs": the module or its factory did not settle within 50ms (--handler-timeout)');
   });
 
+  it('closes a handler whose factory finished only after its load was given up', async () => {
+    const hooks = globalThis as { lateFactoryFinish?: () => void; lateHandlerClosed?: boolean };
+    await writeFile(join(dir.path, 'late.mjs'), [
+      'export default () => new Promise((resolve) => {',
+      '  globalThis.lateFactoryFinish = () => resolve({',
+      '    name: "late", async syncPod() {}, async killPod() {},',
+      '    async close() { globalThis.lateHandlerClosed = true; },',
+      '  });',
+      '});',
+    ].join('\n'));
+    try {
+      const err = await loadSyncHandler({ name: './late.mjs', options: {} }, { ...ctx(), timeoutMs: 50 }).catch((e: unknown) => e);
+      expect(PodConfigError.is(err, 'PODCONFIG_PLUGIN_LOAD')).toBe(true);
+      expect(hooks.lateHandlerClosed).toBeUndefined();
+      hooks.lateFactoryFinish!();
+      await expect.poll(() => hooks.lateHandlerClosed).toBe(true);
+    } finally {
+      delete hooks.lateFactoryFinish;
+      delete hooks.lateHandlerClosed;
+    }
+  });
+
   it('stops waiting for a factory when the signal aborts', async () => {
     await writeFile(join(dir.path, 'never.mjs'), 'export default () => new Promise(() => {});\n');
     const stop = new AbortController();

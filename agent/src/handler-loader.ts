@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { resolve as resolveImport } from 'import-meta-resolve';
 import type { Logger } from 'pino';
-import { ConfigInvalidError, PodConfigError, errorMessage, formatDuration, type SyncHandler, type SyncHandlerFactory } from '@podconfig/core';
+import { ConfigInvalidError, PodConfigError, errorMessage, formatDuration, isClosable, type SyncHandler, type SyncHandlerFactory } from '@podconfig/core';
 import { builtinHandlers } from '@podconfig/handlers';
 import type { HandlerSpec } from './agent-config.js';
 import { DeferredLogger } from './deferred-logger.js';
@@ -136,13 +136,31 @@ async function load(spec: HandlerSpec, ctx: HandlerLoaderContext): Promise<SyncH
       throw pluginError(spec, `factory failed: ${errorMessage(err)}`, err);
     }
   };
-  const handler = await within(build(), timeoutMs, ctx.signal,
-    () => pluginError(spec, `the module or its factory did not settle within ${formatDuration(timeoutMs)} (--handler-timeout)`),
-    () => pluginError(spec, 'loading stopped: the agent is shutting down'));
+  const work = build();
+  let handler: unknown;
+  try {
+    handler = await within(work, timeoutMs, ctx.signal,
+      () => pluginError(spec, `the module or its factory did not settle within ${formatDuration(timeoutMs)} (--handler-timeout)`),
+      () => pluginError(spec, 'loading stopped: the agent is shutting down'));
+  } catch (err: unknown) {
+    // A factory that finishes after the agent gave up on it built a handler nobody will run: close it, so that
+    // what it holds (timers, sockets) does not outlive the agent.
+    void work.then((late) => closeLate(late, timeoutMs, logs.logger), () => undefined);
+    throw err;
+  }
   if (!isSyncHandler(handler)) throw pluginError(spec, 'the factory must return an object with a non-empty name, syncPod() and killPod()');
   const name = typeof id === 'string' ? id : (ctx.rename?.(handler.name) ?? handler.name);
   logs.settle(ctx.logger.child({ component: `sync.${name}` }));
   return renamed(handler, name);
+}
+
+async function closeLate(late: unknown, timeoutMs: number, logger: Logger): Promise<void> {
+  if (!isSyncHandler(late) || !isClosable(late)) return;
+  try {
+    await late.close(AbortSignal.timeout(timeoutMs));
+  } catch (err: unknown) {
+    logger.warn({ err }, 'closing a handler built after its load was given up failed');
+  }
 }
 
 /**
