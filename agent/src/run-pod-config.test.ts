@@ -59,6 +59,11 @@ describe('podConfigOptionsToConfig()', () => {
       code: 'PODCONFIG_CONFIG_INVALID', message: 'unknown options "staticPodPth", "syncFrequncy"',
     }) as Error);
   });
+
+  it('rejects a null handler entry as invalid configuration, not with a TypeError', () => {
+    const withNull = { nodeName: NODE, handlers: [null] } as unknown as Parameters<typeof podConfigOptionsToConfig>[0];
+    expect(() => podConfigOptionsToConfig(withNull)).toThrow(expect.objectContaining({ code: 'PODCONFIG_CONFIG_INVALID' }) as Error);
+  });
 });
 
 describe('runPodConfig()', () => {

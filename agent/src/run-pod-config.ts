@@ -64,7 +64,7 @@ export interface PodConfigOptions {
  */
 function isHandlerObject(value: SyncHandler | HandlerConfig): value is SyncHandler {
   const h = value as Partial<Record<'syncPod' | 'killPod', unknown>>;
-  return typeof value === 'object' && (typeof h.syncPod === 'function' || typeof h.killPod === 'function');
+  return typeof value === 'object' && value !== null && (typeof h.syncPod === 'function' || typeof h.killPod === 'function');
 }
 
 /** Validates library options into the agent's configuration (the same rules as the config file). */
