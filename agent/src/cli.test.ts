@@ -19,10 +19,11 @@ describe('parseCommandLine()', () => {
     if (r.kind !== 'exit') throw new Error('expected help');
     const help = r.output.replace(/\s+/g, ' ');
     for (const shown of ['--file-check-frequency <DURATION> periodic full re-scan of the manifest path (events trigger re-scans too) (default 20s)',
-      '--sync-frequency <DURATION> periodic re-sync of every pod with the handlers (jittered up to +50%) (default 1m)', '(default 10s)', '(default 8)', '(default true)', '(default "per-source")', '(default "127.0.0.1:10265")', '(default "info")']) {
+      '--sync-frequency <DURATION> periodic re-sync of every pod with the handlers (jittered up to +50%) (default 1m0s)', '(default 10s)', '(default 8)', '(default true)', '(default "per-source")', '(default "127.0.0.1:10265")', '(default "info")']) {
       expect(help).toContain(shown);
     }
     expect(help).not.toMatch(/--pod-manifest-path <PATH> [^-]*\(default/);
+    expect(help).not.toMatch(/--keep-managed-fields [^-]*\(default/); // pflag leaves zero values (false) out
   });
 
   it('maps --hostname-override to the node name', () => {

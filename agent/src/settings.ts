@@ -196,7 +196,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'handlers', flag: 'handler', field: 'handlers', arg: 'SPEC', repeatable: true,
     help: 'sync handler: log, state-dir=DIR, exec=COMMAND, webhook=URL, a path to an ES module, or a package name (repeatable; default: log)',
     parse: handlers, fallback: () => [{ name: 'log', options: {} }] },
-  { key: 'handlerTimeoutMs', flag: 'handler-timeout', field: 'handlerTimeout', arg: 'DURATION', help: 'per-call timeout of sync handlers', parse: duration({ positive: true }), fallback: () => DEFAULTS.handlerTimeoutMs },
+  { key: 'handlerTimeoutMs', flag: 'handler-timeout', field: 'handlerTimeout', arg: 'DURATION', help: 'per-call timeout of sync handlers; also bounds loading each handler (module and factory)', parse: duration({ positive: true }), fallback: () => DEFAULTS.handlerTimeoutMs },
   { key: 'handlerConcurrency', flag: 'handler-concurrency', field: 'handlerConcurrency', arg: 'N', help: 'handler calls in flight across pods', parse: number({ integer: true }), fallback: () => DEFAULTS.handlerConcurrency },
   { key: 'statusAddress', flag: 'status-address', field: 'statusAddress', arg: 'HOST:PORT',
     help: 'status server (/healthz /readyz /pods /sources /metrics); "off" disables it', parse: (raw, what) => parseStatusAddress(str(raw, what), what), defaultHelp: JSON.stringify(DEFAULTS.statusAddress),
@@ -216,10 +216,22 @@ export const CONFIG_FIELDS: ReadonlySet<string> = new Set(SETTINGS.map((s) => s.
 export function helpDefault(s: Setting): string | undefined {
   if (s.defaultHelp !== undefined) return s.defaultHelp === '' ? undefined : s.defaultHelp;
   const value = s.fallback();
-  if (typeof value === 'number') return s.key.endsWith('Ms') ? formatDuration(value) : String(value);
+  // pflag leaves zero values out (false, 0, 0s, "").
+  if (value === false || value === 0 || value === '') return undefined;
+  if (typeof value === 'number') return s.key.endsWith('Ms') ? goDurationString(value) : String(value);
   if (typeof value === 'boolean') return String(value);
   if (typeof value === 'string') return JSON.stringify(value);
   return undefined;
+}
+
+/** Milliseconds as Go's `time.Duration.String()` writes them (`1m0s`, `20s`, `1h0m0s`, `500ms`), as the kubelet's help shows. */
+export function goDurationString(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const sec = `${(ms % 60_000) / 1000}s`;
+  if (h > 0) return `${h}h${m}m${sec}`;
+  return m > 0 ? `${m}m${sec}` : sec;
 }
 
 /** Where the config-file fields came from, and how numbers for durations read. */
