@@ -204,7 +204,7 @@ describe('podconfig-agent handler plugins', () => {
       const { code, output } = await runToExit(['--node-name', NODE, '--kubeconfig', missing], tmp.path);
       expect(code).toBe(2);
       expect(output).toContain('invalid configuration');
-      expect(output).toContain(`--kubeconfig ${missing}`);
+      expect(output).toContain(`"message":"--kubeconfig: kubeconfig ${missing}: does not exist"`);
     });
 
     /** A plugin whose handler holds a timer from its factory on, until close() (which leaves closed.txt). */
