@@ -8,6 +8,7 @@ import type { AgentConfig } from './agent-config.js';
 import type { AgentMetrics } from './metrics.js';
 import { closeUnstartedHandlers } from './startup-resources.js';
 import type { StatusProvider, StatusServer } from './status-server.js';
+import { redactAnnotations, redactPodForStatus } from './status-redaction.js';
 
 export interface AgentOptions {
   readonly config: AgentConfig;
@@ -108,8 +109,9 @@ export class Agent implements StatusProvider {
     return {
       kind: 'PodList',
       apiVersion: 'v1',
-      items: work.filter((w) => w.desired).map((w) => w.pod),
-      sync: work.map(({ pod: _pod, ...sync }) => sync),
+      // Secrets a manifest may hold are redacted: the status server has no authentication (status-redaction.ts).
+      items: work.filter((w) => w.desired).map((w) => redactPodForStatus(w.pod)),
+      sync: work.map(({ pod: _pod, annotations, ...sync }) => ({ ...sync, annotations: redactAnnotations(annotations) })),
     };
   }
 

@@ -1,8 +1,10 @@
+import { get as httpGet } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { pino } from 'pino';
 import { Registry, Counter } from 'prom-client';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { StatusServer, type StatusProvider } from './status-server.js';
+import { MAX_LARGE_RESPONSES, StatusServer, type StatusProvider } from './status-server.js';
 
 describe(StatusServer.name, () => {
   let controller = new AbortController();
@@ -55,6 +57,41 @@ describe(StatusServer.name, () => {
       const base = await start(provider([]));
       expect((await get(`${base}/nope`)).status).toBe(404);
       expect((await get(`${base}/pods`, { method: 'POST' })).status).toBe(405);
+    });
+
+    it('answers state only to loopback host names (no DNS rebinding), health checks to any', async () => {
+      const base = await start(provider(['file', 'api']));
+      const port = new URL(base).port;
+      const status = (path: string, host: string): Promise<number> => new Promise((resolve, reject) => {
+        httpGet({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        }).on('error', reject);
+      });
+      for (const path of ['/pods', '/sources', '/metrics']) expect(await status(path, `rebind.attacker.example:${port}`)).toBe(403);
+      expect(await status('/healthz', `rebind.attacker.example:${port}`)).toBe(200);
+      for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, '127.0.0.2']) expect(await status('/pods', host)).toBe(200);
+    });
+
+    it(`builds at most ${MAX_LARGE_RESPONSES} large responses at once: readers that stall get 503, not more memory`, async () => {
+      // A body larger than the socket buffers: a client that does not read keeps its response in flight.
+      const big = { kind: 'PodList', items: [{ metadata: { name: 'x'.repeat(32 * 1024 * 1024) } }] };
+      const base = await start({ ...provider([]), pods: () => big });
+      const { port } = new URL(base);
+      const stalled: Socket[] = [];
+      try {
+        for (let i = 0; i < MAX_LARGE_RESPONSES; i++) {
+          const socket = connect(Number(port), '127.0.0.1');
+          socket.pause();
+          socket.write(`GET /pods HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+          stalled.push(socket);
+        }
+        await expect.poll(async () => (await get(`${base}/sources`)).status).toBe(503);
+        expect((await get(`${base}/healthz`)).status).toBe(200);
+      } finally {
+        for (const socket of stalled) socket.destroy();
+      }
+      await expect.poll(async () => (await get(`${base}/sources`)).status).toBe(200);
     });
 
     it('stops listening when the signal aborts', async () => {

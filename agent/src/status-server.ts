@@ -20,12 +20,30 @@ export interface StatusServerOptions {
 }
 
 /**
+ * Responses of /pods, /sources and /metrics (each the size of the pod set) built at once: a client that does
+ * not read keeps its response in memory, so more wait for 503 instead of piling up.
+ */
+export const MAX_LARGE_RESPONSES = 4;
+/** A connection that moves no bytes this long is closed (a reader that stalled holds a large response). */
+const IDLE_SOCKET_MS = 30_000;
+
+/** Loopback names a browser can only have reached on purpose (`Host` checks against DNS rebinding). */
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+function isLoopbackAddress(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
  * `/healthz`, `/readyz` (`?verbose` lists each source, as the Kubernetes components do), `/pods`,
  * `/sources`, `/metrics`. Loopback by default; read-only; GET and HEAD only.
  */
 export class StatusServer {
   readonly #o: StatusServerOptions;
   readonly #log: Logger;
+  #largeInFlight = 0;
 
   constructor(options: StatusServerOptions) {
     this.#o = options;
@@ -44,6 +62,7 @@ export class StatusServer {
     server.keepAliveTimeout = 5_000;
     server.headersTimeout = 10_000;
     server.requestTimeout = 10_000;
+    server.timeout = IDLE_SOCKET_MS;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.#o.address.port, this.#o.address.host, () => {
@@ -65,6 +84,22 @@ export class StatusServer {
       return;
     }
     const url = new URL(req.url ?? '/', 'http://status.local');
+    const large = url.pathname === '/pods' || url.pathname === '/sources' || url.pathname === '/metrics';
+    if (large) {
+      // Bound to loopback, only loopback names may read state: a web page that rebinds its own DNS name to
+      // 127.0.0.1 would otherwise read /pods through a browser on the node. (Health checks answer anyone.)
+      if (isLoopbackAddress(this.#o.address.host) && !isLoopbackHost(hostName(req.headers.host))) {
+        text(res, 403, 'forbidden: the status server answers loopback host names only');
+        return;
+      }
+      if (this.#largeInFlight >= MAX_LARGE_RESPONSES) {
+        res.setHeader('retry-after', '1');
+        text(res, 503, 'too many status responses in flight');
+        return;
+      }
+      this.#largeInFlight++;
+      res.once('close', () => this.#largeInFlight--);
+    }
     switch (url.pathname) {
       case '/healthz':
       case '/livez':
@@ -95,6 +130,16 @@ export class StatusServer {
       default:
         text(res, 404, 'not found');
     }
+  }
+}
+
+/** The host name of a `Host` header (`[::1]` kept in brackets), or '' when there is none or it does not parse. */
+function hostName(header: string | undefined): string {
+  if (header === undefined) return '';
+  try {
+    return new URL(`http://${header}`).hostname;
+  } catch {
+    return '';
   }
 }
 

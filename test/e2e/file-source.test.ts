@@ -66,6 +66,16 @@ describe('podconfig-agent with a static pod directory', () => {
     await writeFile(join(manifests, 'db.yaml'), podManifestYaml('db'));
     await podsAre(a, [`default/db-${NODE}`, `default/web-${NODE}`]);
 
+    // /pods shows a literal env value redacted (the status server has no authentication); the handler gets it.
+    await writeFile(join(manifests, 'secret.yaml'), podManifestYaml('secret', { extra: '    env:\n    - name: DB_PASSWORD\n      value: hunter2' }));
+    await eventually(async () => (existsSync(stateFile(`secret-${NODE}`)) ? true : undefined), 10_000, 'secret state file');
+    const shown = (await a.get('/pods')).body;
+    expect(shown).toContain('"name":"DB_PASSWORD","value":"[REDACTED]"');
+    expect(shown).not.toContain('hunter2');
+    expect(await readFile(stateFile(`secret-${NODE}`), 'utf8')).toContain('hunter2');
+    await rm(join(manifests, 'secret.yaml'));
+    await podsAre(a, [`default/db-${NODE}`, `default/web-${NODE}`]);
+
     // In-place edit: new content → new UID → the old one is killed, the new one created.
     const uidOf = async (name: string): Promise<string> => {
       const list = await a.getJSON<{ items: { metadata: { name: string; uid: string } }[] }>('/pods');
@@ -113,10 +123,11 @@ describe('podconfig-agent with a static pod directory', () => {
     await eventually(async () => (existsSync(stateFile(`web-${NODE}`)) ? undefined : true), 10_000, 'state file removed');
 
     // D18: pods whose file still held a valid manifest were never killed. The kills are exactly:
-    // web's first UID (edit), marker (deleted), web (deleted).
+    // web's first UID (edit), secret and marker (deleted), web (deleted).
     const killed = kills(a).map((l) => `${String(l['pod'])}:${String(l['uid'])}`);
     expect(killed.filter((k) => k.startsWith(`default/db-${NODE}`))).toEqual([]);
     expect(killed.sort()).toEqual([
+      `default/secret-${NODE}:${String(creates(a, `default/secret-${NODE}`)[0]?.['uid'])}`,
       `default/marker-${NODE}:${String(creates(a, `default/marker-${NODE}`)[0]?.['uid'])}`,
       `default/web-${NODE}:${webUid1}`,
       `default/web-${NODE}:${webUid2}`,
