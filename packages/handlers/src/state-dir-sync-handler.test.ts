@@ -47,12 +47,12 @@ describe(StateDirSyncHandler.name, () => {
   });
 
   describe('syncPod()', () => {
-    it('writes the pod as JSON with mode 0644 when it is created and updated', async () => {
+    it('writes the pod as JSON with mode 0600 (it may hold secrets) when it is created and updated', async () => {
       await handler.start(signal);
       const pod = makePod('web', { namespace: 'prod', uid: 'u1' });
       await handler.syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal);
       expect(await readPod('prod', 'web')).toEqual(pod);
-      expect((await stat(fileOf('prod', 'web'))).mode & 0o777).toBe(0o644);
+      expect((await stat(fileOf('prod', 'web'))).mode & 0o777).toBe(0o600);
 
       const updated = makePod('web', { namespace: 'prod', uid: 'u1', image: 'nginx:2' });
       await handler.syncPod({ type: 'update', pod: updated, source: 'file', attempt: 1 }, signal);

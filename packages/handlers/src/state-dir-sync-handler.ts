@@ -27,7 +27,7 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /**
  * Keeps `dir/<namespace>_<name>.json` equal to the desired pod set: `syncPod` writes the pod as
- * JSON atomically (dot-prefixed temp file in `dir`, fsync, rename, mode 0644) and skips the write
+ * JSON atomically (dot-prefixed temp file in `dir`, fsync, rename, mode 0600) and skips the write
  * when the file already holds the same bytes; `killPod` removes the file. `listPods` reads the
  * directory back, so pods left behind by an earlier run are found and cleaned up as orphans.
  */
@@ -51,7 +51,8 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
   async start(signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
     try {
-      await mkdir(this.#dir, { recursive: true, mode: 0o755 });
+      // Owner only, as the kubelet's file store: the files hold whole pods, env values included.
+      await mkdir(this.#dir, { recursive: true, mode: 0o700 });
       for (const entry of await readdir(this.#dir)) {
         if (TEMP_FILE.test(entry)) await unlink(join(this.#dir, entry)).catch(ignoreMissing);
       }
@@ -185,10 +186,10 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
   async #writeAtomic(base: string, bytes: Buffer): Promise<void> {
     const temp = join(this.#dir, `.${randomBytes(6).toString('hex')}.tmp`);
     try {
-      const handle = await open(temp, 'wx', 0o644);
+      // 0600, as the kubelet's file store writes (os.CreateTemp): a manifest may be readable by root alone.
+      const handle = await open(temp, 'wx', 0o600);
       try {
         await handle.writeFile(bytes);
-        await handle.chmod(0o644); // the umask may have narrowed the mode
         await handle.sync();
       } finally {
         await handle.close();
