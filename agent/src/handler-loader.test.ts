@@ -79,7 +79,16 @@ describe('loadSyncHandler()', () => {
   it('names the directory it searched when a package is not installed', async () => {
     const err = await loadSyncHandler({ name: 'podconfig-no-such-plugin', options: {} }, ctx()).catch((e: unknown) => e);
     expect((err as Error).message).toBe(
-      `handler "podconfig-no-such-plugin": cannot load module: no package "podconfig-no-such-plugin" in node_modules of ${dir.path} or a parent directory, nor among the agent's own dependencies`);
+      `handler "podconfig-no-such-plugin": cannot load module: no package "podconfig-no-such-plugin" among the agent's own dependencies, nor in node_modules of ${dir.path} or a parent directory`);
+  });
+
+  it("prefers the agent's own dependency to a package of the same name in the working directory", async () => {
+    const shadow = join(dir.path, 'node_modules', '@podconfig', 'example-sync-handler');
+    await mkdir(shadow, { recursive: true });
+    await writeFile(join(shadow, 'package.json'), JSON.stringify({ name: '@podconfig/example-sync-handler', type: 'module', exports: './index.js' }));
+    await writeFile(join(shadow, 'index.js'), 'export default () => ({ name: "shadow", async syncPod() {}, async killPod() {} });\n');
+    const h = await loadSyncHandler({ name: '@podconfig/example-sync-handler', options: { arg: join(dir.path, 'calls.jsonl') } }, ctx());
+    expect(h.name).not.toBe('shadow');
   });
 
   it('says so when an installed package does not export itself for import', async () => {

@@ -42,37 +42,44 @@ function withOrigin(spec: HandlerSpec, err: PodConfigError): PodConfigError {
 
 async function importFactory(spec: HandlerSpec, cwd: string): Promise<SyncHandlerFactory> {
   let url: string;
-  let local: string | undefined;
   if (isPathLike(spec.name)) {
     url = pathToFileURL(resolve(cwd, spec.name)).href;
   } else {
-    // An installed package: resolve it from the working directory first (where a user installs
-    // plugins next to the agent), with the conditions an import uses (ESM-only packages too), then
-    // from the agent's own dependencies.
-    // (import-meta-resolve: Node.js's own ESM resolution, which `import.meta.resolve(specifier, parent)`
-    // offers only behind a flag on Node.js 20; `createRequire().resolve` misses ESM-only packages.)
-    try {
-      local = resolveImport(spec.name, `${pathToFileURL(resolve(cwd)).href}/`);
-    } catch (err: unknown) {
-      const notInstalled = (err as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' && errorMessage(err).startsWith('Cannot find package');
-      if (!notInstalled) throw pluginError(spec, `cannot load module: ${errorMessage(err)}`, err);
+    // An installed package: among the agent's own dependencies first (a package in a writable directory
+    // above the working directory cannot stand in for one of them), then from the working directory (where a
+    // user installs plugins next to the agent), with the conditions an import uses (ESM-only packages too).
+    const found = resolvePackage(spec, import.meta.url) ?? resolvePackage(spec, `${pathToFileURL(resolve(cwd)).href}/`);
+    if (found === undefined) {
+      throw pluginError(spec, `cannot load module: no package "${spec.name}" among the agent's own dependencies, nor in node_modules of ${resolve(cwd)} or a parent directory`);
     }
-    url = local ?? spec.name;
+    url = found;
   }
   let mod: unknown;
   try {
     mod = await import(url);
   } catch (err: unknown) {
-    const notFound = (err as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' && !isPathLike(spec.name) && local === undefined;
-    throw pluginError(spec, notFound
-      ? `cannot load module: no package "${spec.name}" in node_modules of ${resolve(cwd)} or a parent directory, nor among the agent's own dependencies`
-      : `cannot load module: ${errorMessage(err)}`, err);
+    throw pluginError(spec, `cannot load module: ${errorMessage(err)}`, err);
   }
   const factory = (mod as { default?: unknown }).default;
   if (typeof factory !== 'function') {
     throw pluginError(spec, 'the module must default-export a factory `(context) => SyncHandler | Promise<SyncHandler>`');
   }
   return factory as SyncHandlerFactory;
+}
+
+/**
+ * The URL an `import` of the package `spec` names would load from `parent`, or undefined when no such package is
+ * installed there. (import-meta-resolve: Node.js's own ESM resolution, which `import.meta.resolve(specifier,
+ * parent)` offers only behind a flag on Node.js 20; `createRequire().resolve` misses ESM-only packages.)
+ */
+function resolvePackage(spec: HandlerSpec, parent: string): string | undefined {
+  try {
+    return resolveImport(spec.name, parent);
+  } catch (err: unknown) {
+    const notInstalled = (err as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' && errorMessage(err).startsWith('Cannot find package');
+    if (notInstalled) return undefined;
+    throw pluginError(spec, `cannot load module: ${errorMessage(err)}`, err);
+  }
 }
 
 /** True for an object with a non-empty `name`, `syncPod()` and `killPod()`: what the reconciler drives. */
