@@ -73,6 +73,21 @@ describe(StatusServer.name, () => {
       for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, '127.0.0.2']) expect(await status('/pods', host)).toBe(200);
     });
 
+    it('checks the Host for a loopback address however it is written (127.1, an IPv6 spelling)', async () => {
+      for (const host of ['127.1', '0:0:0:0:0:0:0:1']) {
+        const server = new StatusServer({ address: { host, port: 0 }, registry: new Registry(), logger: pino({ level: 'silent' }) });
+        const address = await server.start(provider([]), controller.signal);
+        const connectTo = address.family === 'IPv6' ? '::1' : '127.0.0.1';
+        const code = await new Promise<number>((resolve, reject) => {
+          httpGet({ host: connectTo, port: address.port, path: '/pods', headers: { host: `rebind.attacker.example:${address.port}` } }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          }).on('error', reject);
+        });
+        expect([host, code]).toEqual([host, 403]);
+      }
+    });
+
     it(`builds at most ${MAX_LARGE_RESPONSES} large responses at once: readers that stall get 503, not more memory`, async () => {
       // A body larger than the socket buffers: a client that does not read keeps its response in flight.
       const big = { kind: 'PodList', items: [{ metadata: { name: 'x'.repeat(32 * 1024 * 1024) } }] };

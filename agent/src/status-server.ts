@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { BlockList, isIP, type AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { StatusAddress } from './agent-config.js';
@@ -32,8 +32,15 @@ function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
-function isLoopbackAddress(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** The address the server bound to is a loopback one (however the flag spelt it: `127.1`, `[0:0:0:0:0:0:0:1]`). */
+function isLoopbackAddress(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (mapped !== undefined) return LOOPBACK.check(mapped, 'ipv4');
+  return isIP(address) === 6 ? LOOPBACK.check(address, 'ipv6') : isIP(address) === 4 && LOOPBACK.check(address, 'ipv4');
 }
 
 /**
@@ -44,6 +51,8 @@ export class StatusServer {
   readonly #o: StatusServerOptions;
   readonly #log: Logger;
   #largeInFlight = 0;
+  /** Bound to a loopback address: the state endpoints answer loopback Host names only. */
+  #loopbackOnly = true;
 
   constructor(options: StatusServerOptions) {
     this.#o = options;
@@ -71,6 +80,7 @@ export class StatusServer {
       });
     });
     const address = server.address() as AddressInfo;
+    this.#loopbackOnly = isLoopbackAddress(address.address);
     this.#log.info({ address: address.address, port: address.port }, 'status server listening');
     const close = (): void => closeServer(server);
     if (signal.aborted) close();
@@ -88,7 +98,7 @@ export class StatusServer {
     if (large) {
       // Bound to loopback, only loopback names may read state: a web page that rebinds its own DNS name to
       // 127.0.0.1 would otherwise read /pods through a browser on the node. (Health checks answer anyone.)
-      if (isLoopbackAddress(this.#o.address.host) && !isLoopbackHost(hostName(req.headers.host))) {
+      if (this.#loopbackOnly && !isLoopbackHost(hostName(req.headers.host))) {
         text(res, 403, 'forbidden: the status server answers loopback host names only');
         return;
       }
