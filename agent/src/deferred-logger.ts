@@ -38,8 +38,9 @@ function following(source: () => Logger, derive: (parent: Logger) => Logger = (p
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
     set(_, property, value) {
+      const done = Reflect.set(current(), property, value); // pino throws for an unknown level: nothing is kept then
       if (property === 'level') level = String(value);
-      return Reflect.set(current(), property, value);
+      return done;
     },
     has(_, property) {
       return Reflect.has(current(), property);

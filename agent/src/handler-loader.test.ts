@@ -160,6 +160,21 @@ describe('loadSyncHandler()', () => {
     expect(lines[1]).toMatchObject({ part: 'calls' });
   });
 
+  it('keeps no level a factory failed to set on its logger (pino refuses an unknown one)', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) });
+    await writeFile(join(dir.path, 'typo.mjs'), [
+      'export default ({ logger }) => {',
+      '  const log = logger.child({});',
+      '  try { log.level = "verbose"; } catch {}',
+      '  return { name: "typo", async syncPod() { log.info("sync"); }, async killPod() {} };',
+      '};',
+    ].join('\n'));
+    const h = await loadSyncHandler({ name: './typo.mjs', options: {} }, { ...ctx(), logger });
+    await h.syncPod({ type: 'create', pod: makePod('web'), source: 'file', attempt: 1 }, controller.signal);
+    expect(lines).toMatchObject([{ component: 'sync.typo', msg: 'sync' }]);
+  });
+
   it('keeps the level and bindings a factory set on its child logger once the handler is named', async () => {
     const lines: Record<string, unknown>[] = [];
     const logger = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) });
