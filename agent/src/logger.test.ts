@@ -32,6 +32,16 @@ describe('createRootLogger()', () => {
     expect(second!.err.message).toBe('cannot start the plugin: permission denied');
   });
 
+  it('appends causes that are only error-like, and short ones the message merely contains', () => {
+    const out = capture();
+    const logger = createRootLogger({ level: 'info', nodeName: 'n', destination: out.stream, pretty: false });
+    logger.error({ err: new Error('cannot sync', { cause: { message: 'EACCES: permission denied', code: 'EACCES' } }) }, 'a');
+    logger.error({ err: new Error('webhook http://127.0.0.1:8080/hook failed', { cause: new Error('8080') }) }, 'b');
+    const [first, second] = out.text().trim().split('\n').map((l) => JSON.parse(l) as { err: { message: string } });
+    expect(first!.err.message).toBe('cannot sync: EACCES: permission denied');
+    expect(second!.err.message).toBe('webhook http://127.0.0.1:8080/hook failed: 8080');
+  });
+
   it('redacts credentials wherever a logging mistake would put them', () => {
     const out = capture();
     const logger = createRootLogger({ level: 'info', nodeName: 'n', destination: out.stream, pretty: false });

@@ -29,11 +29,23 @@ export interface RootLoggerOptions {
 export function messageWithNewCauses(err: Error): string {
   let text = err.message;
   const seen = new Set<unknown>([err]);
-  for (let cause: unknown = err.cause; cause instanceof Error && !seen.has(cause); cause = cause.cause) {
+  // Error-like causes as pino takes them: anything with a string `message`, an Error or not.
+  for (let cause = errorLike(err.cause); cause !== undefined && !seen.has(cause); cause = errorLike(cause.cause)) {
     seen.add(cause);
-    if (cause.message !== '' && !text.includes(cause.message)) text += `: ${cause.message}`;
+    if (cause.message !== '' && !quotes(text, cause.message)) text += `: ${cause.message}`;
   }
   return text;
+}
+
+function errorLike(value: unknown): { readonly message: string; readonly cause?: unknown } | undefined {
+  return typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string'
+    ? (value as { message: string; cause?: unknown })
+    : undefined;
+}
+
+/** `text` quotes `message` as a wrapper does: after `: `, in parentheses, or at its end (not just anywhere). */
+function quotes(text: string, message: string): boolean {
+  return text.endsWith(message) || text.includes(`: ${message}`) || text.includes(`(${message})`);
 }
 
 /** pino's `err` serializer (type, stack with the causes' stacks, own fields), with {@link messageWithNewCauses}. */
