@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { watch } from 'node:fs';
 import { join } from 'node:path';
@@ -36,6 +36,18 @@ describe(StateDirSyncHandler.name, () => {
       await writeFile(join(dir, '.keep-me'), 'not ours');
       await handler.start(signal);
       expect((await readdir(dir)).sort()).toEqual(['.keep-me']);
+    });
+
+    it('narrows a directory and pod files an earlier version left readable by others to 0700 and 0600', async () => {
+      await mkdir(dir, { recursive: true, mode: 0o755 });
+      await chmod(dir, 0o755);
+      await writeFile(fileOf('default', 'web'), '{}', { mode: 0o644 });
+      await chmod(fileOf('default', 'web'), 0o644);
+      await writeFile(join(dir, 'notes.txt'), 'not ours', { mode: 0o644 });
+      await handler.start(signal);
+      expect((await stat(dir)).mode & 0o777).toBe(0o700);
+      expect((await stat(fileOf('default', 'web'))).mode & 0o777).toBe(0o600);
+      expect((await stat(join(dir, 'notes.txt'))).mode & 0o777).toBe(0o644); // not a pod file: left alone
     });
 
     it('does nothing when the signal is already aborted', async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import {
@@ -53,8 +53,12 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
     try {
       // Owner only, as the kubelet's file store: the files hold whole pods, env values included.
       await mkdir(this.#dir, { recursive: true, mode: 0o700 });
+      // A directory and pod files from before (0755 / 0644) are narrowed too: mkdir leaves an existing
+      // directory's mode alone, and an unchanged pod is never written again.
+      await this.#ownerOnly(this.#dir, 0o700);
       for (const entry of await readdir(this.#dir)) {
         if (TEMP_FILE.test(entry)) await unlink(join(this.#dir, entry)).catch(ignoreMissing);
+        else if (POD_FILE.test(entry)) await this.#ownerOnly(join(this.#dir, entry), 0o600);
       }
     } catch (err: unknown) {
       throw new PodConfigError('PODCONFIG_HANDLER_FAILED', `state-dir: cannot prepare directory ${this.#dir}`, {
@@ -167,6 +171,18 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
         cause: err,
         retryable: true,
       });
+    }
+  }
+
+  /** Sets `mode` on `path` when group or others may access it (a regular file or directory, not a link). */
+  async #ownerOnly(path: string, mode: number): Promise<void> {
+    const info = await lstat(path).catch(() => undefined);
+    if (info === undefined || info.isSymbolicLink() || (info.mode & 0o077) === 0) return;
+    try {
+      await chmod(path, mode);
+    } catch (err: unknown) {
+      // Someone else's directory: it stays as it is, and the operator hears of it.
+      this.#log.warn({ err, path }, 'cannot narrow the mode of a state-dir entry; others may read pod specs');
     }
   }
 
