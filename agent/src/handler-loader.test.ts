@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PodConfigError, isPodLister, isStartable, type PodLister, type StartableHandler, type SyncHandler } from '@podconfig/core';
 import { makePod, tempDir } from '@podconfig/testing';
-import { loadSyncHandler } from './handler-loader.js';
+import { loadSyncHandler, type HandlerLoaderContext } from './handler-loader.js';
 
 describe('loadSyncHandler()', () => {
   let dir: { path: string; cleanup: () => Promise<void> };
@@ -144,50 +144,45 @@ describe('loadSyncHandler()', () => {
     expect((err as Error).message).toBe('--config /c.yaml: field "handlers"[1]: handler "exec": option "timeout" must be a duration string like "30s", got the number 30');
   });
 
-  it('logs under the name the handler runs under, also through a child its factory took before it was named', async () => {
+  /**
+   * Writes a plugin `file` whose factory body is `body` (it has `logger`), loads it with a logger at info that
+   * records its lines, makes one syncPod call, and returns the lines.
+   */
+  const logsOfOneSync = async (file: string, body: readonly string[], more: Partial<HandlerLoaderContext> = {}): Promise<Record<string, unknown>[]> => {
     const lines: Record<string, unknown>[] = [];
     const logger = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) });
-    await writeFile(join(dir.path, 'my-handler.mjs'), [
-      'export default ({ logger }) => {',
+    await writeFile(join(dir.path, file), ['export default ({ logger }) => {', ...body, '};'].join('\n'));
+    const h = await loadSyncHandler({ name: `./${file}`, options: {} }, { ...ctx(), logger, ...more });
+    await h.syncPod({ type: 'create', pod: makePod('web'), source: 'file', attempt: 1 }, controller.signal);
+    return lines;
+  };
+
+  it('logs under the name the handler runs under, also through a child its factory took before it was named', async () => {
+    const lines = await logsOfOneSync('my-handler.mjs', [
       '  logger.info("in the factory");',
       '  const log = logger.child({ part: "calls" });',
       '  return { name: "my-handler", async syncPod() { log.info("sync"); }, async killPod() {} };',
-      '};',
-    ].join('\n'));
-    const h = await loadSyncHandler({ name: './my-handler.mjs', options: {} }, { ...ctx(), logger, rename: (own) => `${own}-2` });
-    await h.syncPod({ type: 'create', pod: makePod('web'), source: 'file', attempt: 1 }, controller.signal);
+    ], { rename: (own) => `${own}-2` });
     expect(lines.map((l) => [l['component'], l['msg']])).toEqual([['sync../my-handler.mjs', 'in the factory'], ['sync.my-handler-2', 'sync']]);
     expect(lines[1]).toMatchObject({ part: 'calls' });
   });
 
   it('keeps no level a factory failed to set on its logger (pino refuses an unknown one)', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const logger = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) });
-    await writeFile(join(dir.path, 'typo.mjs'), [
-      'export default ({ logger }) => {',
+    const lines = await logsOfOneSync('typo.mjs', [
       '  const log = logger.child({});',
       '  try { log.level = "verbose"; } catch {}',
       '  return { name: "typo", async syncPod() { log.info("sync"); }, async killPod() {} };',
-      '};',
-    ].join('\n'));
-    const h = await loadSyncHandler({ name: './typo.mjs', options: {} }, { ...ctx(), logger });
-    await h.syncPod({ type: 'create', pod: makePod('web'), source: 'file', attempt: 1 }, controller.signal);
+    ]);
     expect(lines).toMatchObject([{ component: 'sync.typo', msg: 'sync' }]);
   });
 
   it('keeps the level and bindings a factory set on its child logger once the handler is named', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const logger = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l) as Record<string, unknown>) });
-    await writeFile(join(dir.path, 'verbose.mjs'), [
-      'export default ({ logger }) => {',
+    const lines = await logsOfOneSync('verbose.mjs', [
       '  const log = logger.child({ part: "calls" });',
       '  log.level = "debug";',
       '  log.setBindings({ mode: "verbose" });',
       '  return { name: "verbose", async syncPod() { log.debug("sync"); }, async killPod() {} };',
-      '};',
-    ].join('\n'));
-    const h = await loadSyncHandler({ name: './verbose.mjs', options: {} }, { ...ctx(), logger });
-    await h.syncPod({ type: 'create', pod: makePod('web'), source: 'file', attempt: 1 }, controller.signal);
+    ]);
     expect(lines).toMatchObject([{ level: 20, component: 'sync.verbose', part: 'calls', mode: 'verbose', msg: 'sync' }]);
   });
 
