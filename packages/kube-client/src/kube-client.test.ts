@@ -600,7 +600,7 @@ describe(KubeClient.name, () => {
       const plain = await redirecting(() => undefined, false);
       const down = await redirecting(() => [301, `${plain.url}/x`]);
       const refused = await failure(client(config(down.url)).getJSON('/', q(), signal));
-      expect(refused).toMatchObject({ code: 'PODCONFIG_REDIRECT', message: 'GET /: redirect from https: to http: refused' });
+      expect(refused).toMatchObject({ code: 'PODCONFIG_REDIRECT', message: 'GET /: redirect from https: to http: refused (no downgrade)' });
       expect(plain.seen).toEqual([]);
     });
   });

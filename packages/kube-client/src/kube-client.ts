@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { PodConfigError, safeUrl, systemClock, type Clock } from '@podconfig/core';
+import { PodConfigError, REDIRECT_STATUSES, redirectTarget, safeUrl, systemClock, type Clock } from '@podconfig/core';
 import type { Logger } from 'pino';
 import { request, type Dispatcher } from 'undici';
 import { Authenticator, type RequestCredentials } from './authenticator.js';
@@ -41,7 +41,6 @@ export interface KubeClientOptions {
 
 /** Redirects one request follows: Go's client sends at most 10 requests (`len(via) >= 10` stops it), so 9. */
 export const MAX_REDIRECTS = 9;
-const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 /** Retries of one request that the server answered 429 / 5xx with a `Retry-After` header. */
 export const MAX_RETRY_AFTER_RETRIES = 3;
 /** Extra time beyond a watch's `timeoutSeconds` before an idle stream counts as dead. */
@@ -245,18 +244,7 @@ export class KubeClient {
       const location = res.headers.location;
       if (!REDIRECT_STATUSES.has(res.statusCode) || typeof location !== 'string') return res;
       await this.#discard(res);
-      let next: URL;
-      try {
-        next = new URL(location, target);
-      } catch (err: unknown) {
-        throw new PodConfigError('PODCONFIG_REDIRECT', `${describe}: the server redirected to an invalid Location`, { cause: err, retryable: true });
-      }
-      if ((next.protocol !== 'https:' && next.protocol !== 'http:') || (target.protocol === 'https:' && next.protocol === 'http:')) {
-        throw new PodConfigError('PODCONFIG_REDIRECT', `${describe}: redirect from ${target.protocol} to ${next.protocol} refused`, { retryable: true });
-      }
-      if (redirects >= MAX_REDIRECTS) {
-        throw new PodConfigError('PODCONFIG_REDIRECT', `${describe}: stopped after ${MAX_REDIRECTS + 1} requests (${MAX_REDIRECTS} redirects followed)`, { retryable: true });
-      }
+      const next = redirectTarget(target, location, { redirectsFollowed: redirects, maxRedirects: MAX_REDIRECTS, describe });
       if (res.statusCode <= 303 && hopMethod !== 'GET' && hopMethod !== 'HEAD') {
         hopMethod = 'GET';
         hopBody = undefined;
@@ -264,9 +252,6 @@ export class KubeClient {
       } else if (res.statusCode <= 303) {
         hopBody = undefined;
       }
-      next.username = '';
-      next.password = '';
-      next.hash = '';
       if (next.origin !== target.origin && headers.authorization !== undefined) {
         delete headers.authorization;
         this.#log.debug({ method, path: describe.slice(method.length + 1), to: safeUrl(next) }, 'redirected to another origin; credentials dropped');

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { PodConfigError, SourceUnavailableError, errorMessage, safeUrl, withTimeout } from '@podconfig/core';
+import { PodConfigError, REDIRECT_STATUSES, SourceUnavailableError, errorMessage, redirectTarget, safeUrl, withTimeout } from '@podconfig/core';
 import { request, type Dispatcher } from 'undici';
 
 /** One GET of the manifest URL, redirects included. */
@@ -32,7 +32,6 @@ export interface ManifestResponse {
   readonly lastModified: string | undefined;
 }
 
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 // Go's client drops these on a redirect to another host; we drop them on any change of origin.
 const SENSITIVE = new Set(['authorization', 'proxy-authorization', 'www-authenticate', 'cookie', 'cookie2']);
 // A discarded (non-200 or redirect) body is read up to this much so the connection can be reused.
@@ -68,7 +67,7 @@ export async function fetchManifest(req: ManifestRequest, signal: AbortSignal): 
         bodyTimeout: req.timeoutMs,
       });
       const location = header(res.headers, 'location');
-      if (!REDIRECTS.has(res.statusCode) || location === undefined) {
+      if (!REDIRECT_STATUSES.has(res.statusCode) || location === undefined) {
         return {
           statusCode: res.statusCode,
           body: res.statusCode === 200 ? await readBody(res, req.maxBytes, url) : await discard(res, deadline.signal),
@@ -77,26 +76,7 @@ export async function fetchManifest(req: ManifestRequest, signal: AbortSignal): 
         };
       }
       await discard(res, deadline.signal);
-      let next: URL;
-      try {
-        next = new URL(location, url);
-      } catch (err: unknown) {
-        throw new PodConfigError('PODCONFIG_REDIRECT', `${safeUrl(url)}: redirect to an invalid Location`, { cause: err });
-      }
-      if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-        throw new PodConfigError('PODCONFIG_REDIRECT', `${safeUrl(url)}: redirect to a ${next.protocol} URL refused`);
-      }
-      if (url.protocol === 'https:' && next.protocol === 'http:') {
-        throw new PodConfigError('PODCONFIG_REDIRECT', `${safeUrl(url)}: redirect from https: to http: refused (no downgrade)`);
-      }
-      if (redirects >= req.maxRedirects) {
-        throw new PodConfigError(
-          'PODCONFIG_REDIRECT',
-          `${safeUrl(original)}: stopped after ${redirects + 1} requests (${req.maxRedirects} redirects followed)`,
-          { retryable: true },
-        );
-      }
-      next = stripCredentials(next);
+      const next = redirectTarget(url, location, { redirectsFollowed: redirects, maxRedirects: req.maxRedirects, describe: safeUrl(original) });
       if (next.origin !== url.origin) headers = headers.filter(([name]) => !SENSITIVE.has(name.toLowerCase()));
       url = next;
     }
