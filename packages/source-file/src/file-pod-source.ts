@@ -224,7 +224,8 @@ export class FilePodSource implements PodSource, StatusReporter {
 
   /** One full scan: updates status and logs; `set` is undefined when the path is unusable (keep the last SET). */
   async #scan(builder: ManifestSetBuilder, signal: AbortSignal): Promise<ScanOutcome> {
-    const result = await scanManifestPath(this.#path, { filter: this.#filter, maxEntries: this.#maxManifests }, signal);
+    // The absolute path: file names (and so the UIDs, spec §1.3) do not depend on the working directory.
+    const result = await scanManifestPath(this.#absPath, { filter: this.#filter, maxEntries: this.#maxManifests }, signal);
     this.#counters.scans++;
     if (result.mode === 'error') {
       this.#mode = result.other ? 'other' : 'error';

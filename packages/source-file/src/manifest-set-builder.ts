@@ -1,5 +1,4 @@
 import { hash } from 'node:crypto';
-import { resolve } from 'node:path';
 import { PodConfigError, errorMessage, podKey, type Pod } from '@podconfig/core';
 import { decodeFilePod } from '@podconfig/manifest';
 import type { ScannedEntry } from './scan-manifest-path.js';
@@ -110,9 +109,8 @@ export class ManifestSetBuilder {
     if (cached?.digest === digest) return cached.result;
     let result: Decoded;
     try {
-      // The UID hashes the absolute file path (spec §1.3, D6): a relative manifest path must give the
-      // same UIDs as the absolute one, whatever the working directory.
-      result = { pod: decodeFilePod(data, { nodeName: this.#o.nodeName, origin: { kind: 'file', path: resolve(file) } }) };
+      // `file` is absolute (the source scans its absolute path): the UID hashes it (spec §1.3, D6).
+      result = { pod: decodeFilePod(data, { nodeName: this.#o.nodeName, origin: { kind: 'file', path: file } }) };
     } catch (err: unknown) {
       result = {
         error: PodConfigError.is(err) ? err : new PodConfigError('PODCONFIG_MANIFEST_INVALID', errorMessage(err), { cause: err }),
