@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { LineCounter, parseDocument } from 'yaml';
 import { ConfigInvalidError, errorMessage } from '@podconfig/core';
+import { GoYamlError, parseGoYaml } from '@podconfig/manifest';
 import { CONFIG_FIELDS } from './settings.js';
 
 const KUBELET_API = 'kubelet.config.k8s.io/v1beta1';
@@ -25,22 +25,16 @@ export async function loadConfigFile(path: string): Promise<ConfigFile> {
   } catch (err: unknown) {
     throw new ConfigInvalidError(`--config ${path}: cannot read: ${errorMessage(err)}`, { cause: err });
   }
-  // Errors give the position, never the content: a config file holds header values (tokens).
-  const lineCounter = new LineCounter();
-  const parsed = parseDocument(text, { lineCounter, prettyErrors: false });
-  const first = parsed.errors[0];
-  if (first !== undefined) {
-    const { line, col } = lineCounter.linePos(first.pos[0]);
-    throw new ConfigInvalidError(`--config ${path}: invalid YAML at line ${line}, column ${col} (${first.code})`);
-  }
+  // As the kubelet reads its config file (sigs.k8s.io/yaml: `enableServer: yes` is a boolean, `0644`
+  // octal). Errors give the position, never the content: a config file holds header values (tokens).
   let doc: unknown;
   try {
-    doc = parsed.toJS({ maxAliasCount: 100 });
+    doc = parseGoYaml(text);
   } catch (err: unknown) {
-    // Not a parse error (those quote the text): the alias limit's.
-    throw new ConfigInvalidError(`--config ${path}: invalid YAML: ${errorMessage(err)}`, { cause: err });
+    if (!(err instanceof GoYamlError)) throw err;
+    throw new ConfigInvalidError(`--config ${path}: ${err.message}`, { cause: err });
   }
-  if (doc === null || doc === undefined) return { fields: {}, ignoredFields: [] };
+  if (doc === null) return { fields: {}, ignoredFields: [] };
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigInvalidError(`--config ${path}: must be a YAML mapping`);
   const { apiVersion, kind, ...fields } = doc as Record<string, unknown>;
   const isKubelet = kind === 'KubeletConfiguration';

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { PodConfigError } from '@podconfig/core';
-import { isScalar, LineCounter, parseDocument, type ParsedNode } from 'yaml';
-import { GoYamlError, goYamlValue } from './go-yaml.js';
+import { GoYamlError, parseGoYaml } from '@podconfig/manifest';
 
 /** A kubeconfig `cluster` stanza, decoded but not yet resolved (paths are as written). */
 export interface KubeconfigCluster {
@@ -89,33 +88,13 @@ export async function readKubeconfigFile(path: string): Promise<KubeconfigFile |
  * Unknown fields are ignored as client-go does; wrong types, bad base64 and duplicate names in a
  * list are errors. Error messages give the position and the field, never the content (it may hold a token).
  */
-/**
- * Duplicate keys in one mapping, by their text and style: a quoted `"1"` and a plain `1` differ (a string and a
- * number to go-yaml). A plain `<<` may repeat, as go-yaml applies each merge in turn.
- */
-function sameKey(a: ParsedNode, b: ParsedNode): boolean {
-  if (!isScalar(a) || !isScalar(b)) return false;
-  const plain = (k: typeof a): boolean => k.type === 'PLAIN' && k.tag === undefined;
-  if (plain(a) && a.value === '<<') return false;
-  return a.value === b.value && plain(a) === plain(b) && a.tag === b.tag;
-}
-
 export function parseKubeconfig(text: string, path: string): KubeconfigFile {
-  const lineCounter = new LineCounter();
-  // failsafe: every scalar keeps its text; goYamlValue resolves plain ones as go-yaml v2 does.
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: sameKey, schema: 'failsafe' });
-  const first = doc.errors[0];
-  if (first !== undefined) {
-    const { line, col } = lineCounter.linePos(first.pos[0]);
-    throw kubeconfigError(path, `invalid YAML at line ${line}, column ${col} (${first.code})`);
-  }
   let root: unknown;
   try {
-    root = goYamlValue(doc);
+    root = parseGoYaml(text);
   } catch (err: unknown) {
     if (!(err instanceof GoYamlError)) throw err;
-    const { line, col } = lineCounter.linePos(err.offset);
-    throw kubeconfigError(path, `invalid YAML at line ${line}, column ${col}: the value ${err.problem}`);
+    throw kubeconfigError(path, err.message);
   }
   if (root === null || root === undefined) {
     return { path, clusters: new Map(), users: new Map(), contexts: new Map() };

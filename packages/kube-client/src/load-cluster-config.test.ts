@@ -104,7 +104,7 @@ describe('loadClusterConfig()', () => {
     expect(config?.server.href).toBe('https://127.0.0.1:6443/');
     expect(config?.tls.insecureSkipVerify).toBe(true);
     await writeFile(file, 'apiVersion: v1\nkind: Config\ncurrent-context: a\ncurrent-context: b\n');
-    expect((await rejection(loadClusterConfig({ kubeconfig: file, env: {} }))).message).toContain('line 4, column 1 (DUPLICATE_KEY)');
+    expect((await rejection(loadClusterConfig({ kubeconfig: file, env: {} }))).message).toContain('invalid YAML at line 4, column 1: Map keys must be unique');
   });
 
   it('uses the given context instead of current-context', async () => {
@@ -166,7 +166,7 @@ describe('loadClusterConfig()', () => {
       [`${cluster('')}users:\n- name: u\n  user: {token: 1e3}\n`, 'users[0].user.token: expected a string, got a number'],
       [`${cluster('')}users:\n- name: u\n  user: {token: 0x1F}\n`, 'users[0].user.token: expected a string, got a number'],
       [`${cluster('')}users:\n- name: u\n  user: {token: yes}\n`, 'users[0].user.token: expected a string, got a boolean'],
-      [`${cluster('')}users:\n- name: u\n  user: {token: .inf}\n`, 'the value holds NaN or an infinity'],
+      [`${cluster('')}users:\n- name: u\n  user: {token: .inf}\n`, 'NaN or an infinity, which JSON cannot hold'],
       [`${cluster('    insecure-skip-tls-verify: "yes"\n')}`, 'clusters[0].cluster.insecure-skip-tls-verify: expected a boolean, got a string'],
       [`${cluster('    insecure-skip-tls-verify: 1\n')}`, 'clusters[0].cluster.insecure-skip-tls-verify: expected a boolean, got a number'],
     ];

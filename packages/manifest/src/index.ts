@@ -6,3 +6,5 @@ export { decodeFilePod } from './decode-file-pod.js';
 export { decodeHttpPods } from './decode-http-pods.js';
 export { readManifestFile } from './read-manifest-file.js';
 export { computePodUid } from './compute-pod-uid.js';
+export { parseGoYaml, GoYamlError } from './go-yaml.js';
+export type { GoYamlValue } from './go-yaml.js';

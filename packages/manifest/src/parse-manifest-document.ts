@@ -1,41 +1,10 @@
-import {
-  Composer,
-  Parser,
-  YAMLError,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  type Document,
-  type DocumentOptions,
-  type ParseOptions,
-  type SchemaOptions,
-} from 'yaml';
+import { GoYamlError, parseGoYaml } from './go-yaml.js';
 import { isJsonObject, jsonTypeName, type JsonObject } from './json-object.js';
 import { MAX_MANIFEST_BYTES } from './max-manifest-bytes.js';
 import { reject } from './rejection.js';
 
-/** Alias resolutions allowed per document (the yaml library's `maxAliasCount`): stops "billion laughs". */
-const MAX_ALIAS_COUNT = 100;
 /** Nesting deeper than this is no Pod (the schema is about 15 levels deep). */
 const MAX_DEPTH = 64;
-
-/**
- * YAML 1.1, as the kubelet's converter (go-yaml v2) reads it: `0644` is octal, `yes`/`on` are
- * booleans. The 1.1 timestamp and base-60 (`22:22`) types are dropped: go-yaml keeps those as strings.
- * `uniqueKeys` is off because the library compares each key with every earlier one (O(n²) per
- * mapping: 40,000 keys took 9 s); {@link findDuplicateKey} does the same check in O(n).
- */
-const YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
-  version: '1.1',
-  prettyErrors: false,
-  uniqueKeys: false,
-  customTags: (tags) =>
-    tags.filter((tag) =>
-      typeof tag === 'string'
-        ? !['timestamp', 'intTime', 'floatTime'].includes(tag)
-        : tag.tag !== 'tag:yaml.org,2002:timestamp' && tag.format !== 'TIME'),
-};
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -80,85 +49,14 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** The first YAML document, as the kubelet's converter (`sigs.k8s.io/yaml`, go-yaml v2) reads it. */
 function parseFirstYamlDocument(text: string): unknown {
-  let doc: Document.Parsed | undefined;
   try {
-    // Compose lazily: later documents are never read, like the kubelet (only the first one counts).
-    for (const d of new Composer(YAML_OPTIONS).compose(new Parser().parse(text), true)) {
-      doc = d;
-      break;
-    }
+    return parseGoYaml(text);
   } catch (err: unknown) {
-    if (err instanceof RangeError) reject('manifest is nested too deeply');
+    if (err instanceof GoYamlError) reject(err.message);
     throw err;
   }
-  if (doc === undefined) return undefined;
-  const error = doc.errors[0];
-  if (error !== undefined) reject(describeYamlError(error, text));
-  const duplicate = findDuplicateKey(doc.contents);
-  if (duplicate !== undefined) reject(`invalid YAML at ${position(duplicate, text)}: Map keys must be unique`);
-  try {
-    return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as unknown;
-  } catch (err: unknown) {
-    if (err instanceof ReferenceError && /alias/i.test(err.message)) {
-      reject(`YAML aliases expand too far (more than ${MAX_ALIAS_COUNT} resolutions): refusing a possible alias bomb`);
-    }
-    if (err instanceof RangeError) reject('manifest is nested too deeply');
-    if (err instanceof YAMLError) reject(describeYamlError(err, text));
-    throw err;
-  }
-}
-
-/**
- * The offset of the first key that repeats an earlier key of the same mapping, by the rule the
- * yaml library's `uniqueKeys: true` applies (scalars with equal values; `"1"` and `1` differ, merge
- * keys `<<` may repeat, collection and alias keys never collide), or `undefined`. One `Set` per
- * mapping and an explicit stack: O(nodes), whatever the nesting. Aliases are not followed (their
- * anchors are checked where they are defined).
- */
-function findDuplicateKey(root: unknown): number | undefined {
-  // The stack visits mappings out of text order: keep the earliest repeat, as the library reported it.
-  let first: number | undefined;
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (isMap(node)) {
-      const seen = new Set<unknown>();
-      for (const { key, value } of node.items) {
-        // NaN keys never collide (the library compares with ===; a Set would match them).
-        if (isScalar(key) && typeof key.value !== 'symbol' && !Number.isNaN(key.value)) {
-          if (seen.has(key.value)) {
-            const at = key.range?.[0] ?? 0;
-            if (first === undefined || at < first) first = at;
-          }
-          seen.add(key.value);
-        } else {
-          stack.push(key);
-        }
-        stack.push(value);
-      }
-    } else if (isSeq(node)) {
-      for (const item of node.items) stack.push(item);
-    } else if (isPair(node)) {
-      stack.push(node.key, node.value);
-    }
-  }
-  return first;
-}
-
-/** The parser's own words and position, without the quoted source line (it could hold a secret). */
-function describeYamlError(error: YAMLError, text: string): string {
-  if (/call stack/i.test(error.message)) return 'manifest is nested too deeply';
-  const message = error.message.split('\n')[0] ?? error.message;
-  return `invalid YAML at ${position(error.pos[0], text)}: ${message}`;
-}
-
-/** `line L, column C` (1-based) of a character offset. */
-function position(offset: number, text: string): string {
-  const before = text.slice(0, Math.min(offset, text.length));
-  const line = before.split('\n').length;
-  const col = before.length - before.lastIndexOf('\n');
-  return `line ${line}, column ${col}`;
 }
 
 function describeNode(value: unknown): string {

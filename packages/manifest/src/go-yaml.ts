@@ -1,21 +1,38 @@
-import { isAlias, isMap, isScalar, isSeq, type Document, type Node } from 'yaml';
+import { Composer, isAlias, isMap, isScalar, isSeq, LineCounter, Parser, type Document, type Node } from 'yaml';
 
 /** A YAML value as `sigs.k8s.io/yaml` hands it to `encoding/json`: JSON types only. */
 export type GoYamlValue = string | number | boolean | null | GoYamlValue[] | { [key: string]: GoYamlValue };
 
-/** Where a document cannot be read as Go's YAML reads it: an offset in the text and the problem (no content). */
+/**
+ * Where a document cannot be read as Go's YAML reads it: the position (1-based line and column) and
+ * the problem. The message is `invalid YAML at line L, column C: <problem>`, without the source text
+ * (it may hold a secret).
+ */
 export class GoYamlError extends Error {
+  constructor(
+    readonly line: number,
+    readonly column: number,
+    readonly problem: string,
+  ) {
+    super(`invalid YAML at line ${line}, column ${column}: ${problem}`);
+    this.name = 'GoYamlError';
+  }
+}
+
+/** A problem found at an offset of the text; {@link parseGoYaml} turns it into a {@link GoYamlError}. */
+class ProblemAt extends Error {
   constructor(
     readonly offset: number,
     readonly problem: string,
   ) {
     super(problem);
-    this.name = 'GoYamlError';
   }
 }
 
 /** Expanded alias nodes allowed per document (billion laughs). */
-const MAX_ALIAS_NODES = 10_000;
+export const MAX_ALIAS_NODES = 10_000;
+/** Nesting the conversion follows before it gives up (the parser's own recursion ends earlier on some inputs). */
+const MAX_DEPTH = 1000;
 
 const TAG = 'tag:yaml.org,2002:';
 const NULLS = new Set(['', '~', 'null', 'Null', 'NULL']);
@@ -78,32 +95,81 @@ export function resolvePlainScalar(text: string): string | number | boolean | nu
 }
 
 /**
+ * Reads the first YAML document of `text` as `sigs.k8s.io/yaml` (go-yaml v2) reads it into JSON, the way
+ * the kubelet reads manifests and kubectl reads kubeconfigs: later documents are never parsed, plain
+ * scalars are resolved by {@link resolvePlainScalar}, and a key repeated in one mapping is an error (go-yaml's
+ * strict mode; a repeated `<<` is not a repeat). `null` when the text holds no document or an empty
+ * one. Throws {@link GoYamlError}.
+ */
+export function parseGoYaml(text: string): GoYamlValue {
+  const lines = new LineCounter();
+  const fail = (offset: number, problem: string): never => {
+    const { line, col } = lines.linePos(offset);
+    throw new GoYamlError(line, col, problem);
+  };
+  let doc: Document.Parsed | undefined;
+  try {
+    // failsafe: every scalar keeps its text, for goYamlValue to resolve. uniqueKeys is off: the
+    // library compares each key with every earlier one (O(n²): 40,000 keys took 9 s); goYamlValue
+    // checks in O(n).
+    const composer = new Composer({ schema: 'failsafe', uniqueKeys: false, prettyErrors: false });
+    for (const d of composer.compose(new Parser(lines.addNewLine).parse(text), true)) {
+      doc = d;
+      break;
+    }
+  } catch (err: unknown) {
+    if (err instanceof RangeError) fail(0, 'nested too deeply');
+    throw err;
+  }
+  if (doc === undefined) return null;
+  const error = doc.errors[0];
+  if (error !== undefined) {
+    // The library reports its own stack overflow as an error of the document.
+    if (/call stack/i.test(error.message)) fail(error.pos[0], 'nested too deeply');
+    // The parser's own words, without the quoted source line that follows them.
+    fail(error.pos[0], error.message.split('\n')[0] ?? error.message);
+  }
+  try {
+    return goYamlValue(doc);
+  } catch (err: unknown) {
+    if (err instanceof ProblemAt) fail(err.offset, err.problem);
+    if (err instanceof RangeError) fail(0, 'nested too deeply');
+    throw err;
+  }
+}
+
+/**
  * Converts a parsed YAML document (parse it with the `failsafe` schema, so that every scalar keeps
  * its text) into the value `sigs.k8s.io/yaml` would give `encoding/json`, with go-yaml v2's rules:
  * only plain scalars are resolved (quoted and block scalars are strings), explicit `!!str` /
  * `!!binary` / `!!int` / … tags are honoured, `<<` merge keys are applied as go-yaml v2 applies
  * them (a merge overrides the keys before it, later keys override the merge, in a merged list the
- * earlier mappings win), mapping keys become strings, and NaN / infinities are refused (Go's JSON
- * encoder refuses them). Throws {@link GoYamlError}.
+ * earlier mappings win), mapping keys become strings, a key repeated in one mapping is refused (by its
+ * resolved value: `1` and `0x1` repeat, `"1"` and `1` do not), and NaN / infinities are refused (Go's
+ * JSON encoder refuses them). Throws {@link ProblemAt}.
  */
-export function goYamlValue(doc: Document.Parsed): GoYamlValue {
+function goYamlValue(doc: Document.Parsed): GoYamlValue {
   let aliasNodes = 0;
   const sizes = new Map<Node, number>();
 
   const convert = (node: unknown, depth: number): GoYamlValue => {
-    if (depth > 1000) throw new GoYamlError(rangeOf(node), 'is nested too deeply');
+    if (depth > MAX_DEPTH) throw new ProblemAt(rangeOf(node), 'nested too deeply');
     if (node === null || node === undefined) return null;
     if (isAlias(node)) {
       const target = node.resolve(doc);
-      if (target === undefined) throw new GoYamlError(rangeOf(node), `refers to an unknown anchor`);
+      if (target === undefined) throw new ProblemAt(rangeOf(node), 'an alias refers to an unknown anchor');
       aliasNodes += sizes.get(target) ?? countNodes(target, sizes);
-      if (aliasNodes > MAX_ALIAS_NODES) throw new GoYamlError(rangeOf(node), 'expands aliases to too many nodes');
+      if (aliasNodes > MAX_ALIAS_NODES) {
+        throw new ProblemAt(rangeOf(node), `aliases expand to more than ${MAX_ALIAS_NODES} nodes: refusing a possible alias bomb`);
+      }
       return convert(target, depth + 1);
     }
     if (isScalar(node)) return scalar(node.value, node.type, node.tag, rangeOf(node));
     if (isSeq(node)) return node.items.map((item) => convert(item, depth + 1));
     if (isMap(node)) {
       const out: Record<string, GoYamlValue> = {};
+      // Keys as go-yaml's map holds them: a string and a number of the same text differ.
+      const keys = new Set<string | number | boolean>();
       for (const pair of node.items) {
         if (isMergeKey(pair.key)) {
           merge(out, pair.value, depth);
@@ -111,24 +177,26 @@ export function goYamlValue(doc: Document.Parsed): GoYamlValue {
         }
         const key = convert(pair.key, depth + 1);
         // sigs.k8s.io/yaml: "unsupported map key" for a null key (`~:`) and for a collection.
-        if (key === null || typeof key === 'object') throw new GoYamlError(rangeOf(pair.key), 'has a mapping key that is null or not a scalar');
-        out[String(key)] = convert(pair.value, depth + 1);
+        if (key === null || typeof key === 'object') throw new ProblemAt(rangeOf(pair.key), 'a mapping key is null or not a scalar');
+        if (keys.has(key)) throw new ProblemAt(rangeOf(pair.key), 'Map keys must be unique');
+        keys.add(key);
+        setMember(out, String(key), convert(pair.value, depth + 1));
       }
       return out;
     }
-    throw new GoYamlError(rangeOf(node), 'holds an unsupported YAML node');
+    throw new ProblemAt(rangeOf(node), 'an unsupported YAML node');
   };
 
   const merge = (out: Record<string, GoYamlValue>, value: unknown, depth: number): void => {
     const mapping = (node: unknown): Record<string, GoYamlValue> => {
       const target = isAlias(node) ? node.resolve(doc) : node;
-      if (!isMap(target)) throw new GoYamlError(rangeOf(node), 'has a merge key (<<) whose value is not a mapping or a list of mappings');
+      if (!isMap(target)) throw new ProblemAt(rangeOf(node), 'a merge key (<<) has a value that is not a mapping or a list of mappings');
       return convert(node, depth + 1) as Record<string, GoYamlValue>;
     };
     const target = isAlias(value) ? value.resolve(doc) : value;
     // go-yaml v2 decodes a list's mappings last to first, so that the earlier ones win.
     const sources = isSeq(target) && !isAlias(value) ? [...target.items].reverse().map(mapping) : [mapping(value)];
-    for (const source of sources) Object.assign(out, source);
+    for (const source of sources) for (const [key, member] of Object.entries(source)) setMember(out, key, member);
   };
 
   return convert(doc.contents, 0);
@@ -152,11 +220,17 @@ function scalar(value: unknown, type: string | undefined, tag: string | undefine
     // !!int takes only Go integer syntax (`!!int 1.5` or `!!int 1e3` are floats: an error in go-yaml v2).
     const fits = want === got || (got === 'number' && (want === 'float' || (want === 'int' && GO_INT.test(text.replaceAll('_', ''))))) ||
       (want === 'timestamp' && got === 'str');
-    if (!fits) throw new GoYamlError(offset, `cannot decode a scalar as !!${want}`);
+    if (!fits) throw new ProblemAt(offset, `a scalar cannot be decoded as !!${want}`);
     if (want === 'float' && typeof resolved === 'number') resolved = Number(resolved);
   }
-  if (typeof resolved === 'number' && !Number.isFinite(resolved)) throw new GoYamlError(offset, 'holds NaN or an infinity, which JSON cannot');
+  if (typeof resolved === 'number' && !Number.isFinite(resolved)) throw new ProblemAt(offset, 'NaN or an infinity, which JSON cannot hold');
   return resolved;
+}
+
+/** `out[key] = value`, as an own member even for `__proto__` (an assignment would set the prototype). */
+function setMember(out: Record<string, GoYamlValue>, key: string, value: GoYamlValue): void {
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
 }
 
 function isMergeKey(key: unknown): boolean {

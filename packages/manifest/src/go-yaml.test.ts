@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseDocument } from 'yaml';
-import { GoYamlError, goYamlValue, resolvePlainScalar } from './go-yaml.js';
+import { GoYamlError, MAX_ALIAS_NODES, parseGoYaml, resolvePlainScalar } from './go-yaml.js';
 
-const read = (text: string): unknown => goYamlValue(parseDocument(text, { schema: 'failsafe' }));
+const read = (text: string): unknown => parseGoYaml(text);
 
 describe('resolvePlainScalar()', () => {
   // Each checked against kubectl 1.32 (`kubectl config view` of `token: <text>`).
@@ -18,13 +17,15 @@ describe('resolvePlainScalar()', () => {
       ['.inf', Infinity], ['-.Inf', -Infinity], ['1e400', '1e400'], ['-1e400', '-1e400'],
       ['0xFFFFFFFFFFFFFFFFFF', '0xFFFFFFFFFFFFFFFFFF'], ['0b2', '0b2'], ['0x', '0x'], ['1e', '1e'], ['+', '+'],
       ['2001-01-01', '2001-01-01'], ['1:20', '1:20'], ['_1', '_1'], ['..5', '..5'], ['.5.', '.5.'], ['<<', '<<'],
+      // Strings to go-yaml v2, numbers (NaN) to the yaml library's YAML 1.1 schema, which read `find .` as NaN.
+      ['.', '.'], ['-.', '-.'], ['e1', 'e1'], ['E0', 'E0'], ['.e5', '.e5'], ['-e5', '-e5'],
     ];
     for (const [text, want] of cases) expect([text, resolvePlainScalar(text)]).toEqual([text, want]);
     expect(resolvePlainScalar('.NaN')).toBeNaN();
   });
 });
 
-describe('goYamlValue()', () => {
+describe('parseGoYaml()', () => {
   it('resolves plain scalars only, and honours explicit tags', () => {
     expect(read('a: 12\nb: "12"\nc: |\n  yes\nd: !!str 12\ne: !!binary dG9r\nf: !foo 12\ng: !!null ""\nh: [yes, "no"]\n')).toEqual({
       a: 12, b: '12', c: 'yes\n', d: '12', e: 'tok', f: '12', g: null, h: [true, 'no'],
@@ -55,10 +56,60 @@ describe('goYamlValue()', () => {
 
   it('turns mapping keys into strings and refuses NaN, infinities and alias bombs', () => {
     expect(read('1: a\ntrue: b\n')).toEqual({ '1': 'a', true: 'b' });
-    expect(() => read('a: .nan\n')).toThrow('NaN');
-    for (const nullKey of ['~: a\n', 'null: a\n', '? \n: a\n']) expect(() => read(nullKey)).toThrow('mapping key that is null');
+    expect(() => read('a: .nan\n')).toThrow('invalid YAML at line 1, column 4: NaN or an infinity, which JSON cannot hold');
+    for (const nullKey of ['~: a\n', 'null: a\n', '? \n: a\n']) expect(() => read(nullKey)).toThrow('mapping key is null');
     const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
     for (let i = 1; i < 8; i++) bomb.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${String.fromCharCode(96 + i)}`).join(', ')}]`);
-    expect(() => read(bomb.join('\n'))).toThrow('too many nodes');
+    expect(() => read(bomb.join('\n'))).toThrow(`aliases expand to more than ${MAX_ALIAS_NODES} nodes`);
+  });
+
+  it('refuses a key repeated in one mapping, by resolved value and type, at the first repeat in the text', () => {
+    const at = (text: string): [number, number] | undefined => {
+      try {
+        read(text);
+        return undefined;
+      } catch (err: unknown) {
+        if (!(err instanceof GoYamlError)) throw err;
+        expect(err.problem).toBe('Map keys must be unique');
+        return [err.line, err.column];
+      }
+    };
+    expect(at('a: 1\nb: 2\na: 3\n')).toEqual([3, 1]);
+    expect(at('m: {1: a, 0x1: b}\n')).toEqual([1, 11]);
+    expect(at('m: {a: 1, "a": 2}\n')).toEqual([1, 11]);
+    expect(at('x:\n  y: 1\n  y: 2\nx: 3\n')).toEqual([3, 3]);
+    expect(at('- {k: 1}\n- {k: 1, k: 2}\n')).toEqual([2, 10]);
+    // Not repeats: a string and a number of the same text, merge keys, a merged key set again.
+    expect(read('m: {"1": a, 1: b}\n')).toEqual({ m: { '1': 'b' } });
+    expect(read('b: &b {k: 1}\nm: {<<: *b, <<: *b, k: 2}\n')).toEqual({ b: { k: 1 }, m: { k: 2 } });
+    // Linear: a mapping of 100,000 keys with a repeat at the end (the yaml library's own check is quadratic).
+    const many = Array.from({ length: 100_000 }, (_, i) => `k${i}: v`).join('\n');
+    expect(at(`${many}\nk5: again\n`)).toEqual([100_001, 1]);
+  });
+
+  it('keeps a __proto__ key as an own member, never as the prototype, in mappings and merges', () => {
+    const value = read('a: {__proto__: {polluted: 1}}\nb: {<<: {__proto__: {polluted: 2}}}\n') as Record<string, object>;
+    for (const key of ['a', 'b']) {
+      expect(Object.getPrototypeOf(value[key])).toBe(Object.prototype);
+      expect(Object.keys(value[key] ?? {})).toEqual(['__proto__']);
+    }
+  });
+
+  it('reads only the first document, gives syntax errors a position without the source, and null for no document', () => {
+    expect(read('a: 1\n---\n: : [\n')).toEqual({ a: 1 });
+    expect(read('')).toBeNull();
+    expect(read('# only a comment\n')).toBeNull();
+    expect(() => read(`${'['.repeat(5000)}${']'.repeat(5000)}`)).toThrow(/^invalid YAML at line 1, column \d+: nested too deeply$/);
+    const err = (() => {
+      try {
+        read('a: 1\nsecret: [unclosed\n');
+      } catch (e: unknown) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(err).toBeInstanceOf(GoYamlError);
+    expect((err as Error).message).toMatch(/^invalid YAML at line \d+, column \d+: /);
+    expect((err as Error).message).not.toContain('unclosed');
   });
 });
