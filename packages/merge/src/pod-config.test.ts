@@ -62,6 +62,25 @@ describe('podConfig()', () => {
     await expect(consume()).rejects.toBe(failure);
   });
 
+  it('stops and awaits its sources when the merger throws, and rethrows as PODCONFIG_INTERNAL with the cause', async () => {
+    const controller = new AbortController();
+    const merger = new PodMerger({ logger: pino({ level: 'silent' }), clock: new InstantClock() });
+    const bug = new TypeError('merger bug');
+    merger.merge = (): never => {
+      throw bug;
+    };
+    const file = scripted('file', [['a']]);
+    const consume = async (): Promise<void> => {
+      for await (const update of podConfig([file], { logger: pino({ level: 'silent' }), clock: new InstantClock(), merger }, controller.signal)) {
+        expect(update).toBeUndefined();
+      }
+    };
+    const err = await consume().then(() => undefined, (e: unknown) => e);
+    expect(err).toMatchObject({ code: 'PODCONFIG_INTERNAL', message: 'merging a SET of pod source "file" failed', cause: bug });
+    expect(file.finished).toBe(true);
+    expect(controller.signal.aborted).toBe(false);
+  });
+
   it('starts its sources on the first next(), and a return() ends a next() still waiting, after the sources stopped', async () => {
     const controller = new AbortController();
     const merger = new PodMerger({ logger: pino({ level: 'silent' }), clock: new InstantClock() });

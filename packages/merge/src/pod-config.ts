@@ -1,4 +1,4 @@
-import { PullIterator, type PodSetUpdate, type PodSource, type PodUpdate } from '@podconfig/core';
+import { PodConfigError, PullIterator, type PodSetUpdate, type PodSource, type PodUpdate } from '@podconfig/core';
 import { mergeSources } from './merge-sources.js';
 import { PodMerger, type PodMergerOptions } from './pod-merger.js';
 
@@ -8,7 +8,9 @@ export interface PodConfigOptions extends PodMergerOptions {
 }
 
 /**
- * {@link mergeSources} + {@link PodMerger}: yields each PodUpdate in order. Ends and fails as mergeSources does.
+ * {@link mergeSources} + {@link PodMerger}: yields each PodUpdate in order. Ends and fails as mergeSources does;
+ * if the merger throws, the sources are stopped and awaited too, and the error rethrown (anything but a
+ * {@link PodConfigError} wrapped as `PODCONFIG_INTERNAL`).
  * An iterator object, not an async generator: no suspended frame keeps a SET or an operation it has passed
  * on (see `PullIterator`). The sources start on the first `next()`.
  */
@@ -39,7 +41,15 @@ class PodConfigUpdates extends PullIterator<PodUpdate> {
       this.#at = 0;
       const next = await sets.next();
       if (next.done === true || this.finished) return { done: true, value: undefined };
-      this.#operations = this.#merger.merge(next.value);
+      try {
+        this.#operations = this.#merger.merge(next.value);
+      } catch (err: unknown) {
+        // The iteration ends here (PullIterator calls no close() after a throw): stop the sources first.
+        await sets.return();
+        throw PodConfigError.is(err)
+          ? err
+          : new PodConfigError('PODCONFIG_INTERNAL', `merging a SET of pod source "${next.value.source}" failed`, { cause: err });
+      }
     }
     const operation = this.#operations[this.#at++] as PodUpdate;
     return { done: false, value: operation };
