@@ -152,6 +152,18 @@ describe(decodeFilePod.name, () => {
       for (const yaml of variants) expect(decodeFilePod(yaml, file('/m/web.yaml')).metadata?.uid).toBe(base);
     });
 
+    it('drops empty objects where the API types hold a struct value, so adding or removing `resources: {}` changes nothing', () => {
+      const plain = decodeFilePod(podManifestYaml('web'), file('/m/web.yaml'));
+      const generated = decodeFilePod(withExtra('    resources: {}').replace('  name: web', '  name: web\n  creationTimestamp: null') + 'status: {}\n', file('/m/web.yaml'));
+      // What the merger compares: the whole pod, not only the UID.
+      expect(generated).toEqual(plain);
+      expect(generated.spec?.containers[0]).not.toHaveProperty('resources');
+      // A pointer-valued struct (securityContext) and a map (nodeSelector) keep their empty value: Go tells it from nil.
+      const pointer = decodeFilePod(withExtra('    securityContext: {}\n  nodeSelector: {}'), file('/m/web.yaml'));
+      expect(pointer.spec?.containers[0]?.securityContext).toEqual({});
+      expect(pointer.spec?.nodeSelector).toEqual({});
+    });
+
     it('gives quantities written as numbers or strings the same UID', () => {
       const number = decodeFilePod(withExtra('    resources: {limits: {cpu: 1}}'), file('/m/web.yaml'));
       const string = decodeFilePod(withExtra('    resources: {limits: {cpu: "1"}}'), file('/m/web.yaml'));
