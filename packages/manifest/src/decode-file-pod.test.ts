@@ -428,6 +428,17 @@ describe(decodeFilePod.name, () => {
       expect(err.reason).not.toContain('spec:');
     });
 
+    it('reads text starting with { as JSON only, as the kubelet does: YAML flow style, trailing commas and 010 are errors', () => {
+      for (const [text, reason] of [
+        ['{apiVersion: v1, kind: Pod}', 'invalid JSON at line 1, column 2: Expected property name or \'}\''],
+        ['{"apiVersion": "v1",\n "kind": "Pod",}', 'invalid JSON at line 2, column 16: Expected double-quoted property name'],
+        ['{"apiVersion": "v1", "n": 010}', 'invalid JSON at line 1, column 28: Unexpected number'],
+        ['{"apiVersion": SECRET}', 'invalid JSON'],
+      ] as const) {
+        expect(rejection(() => decodeFilePod(text, file('/m/x.json'))).reason).toBe(reason);
+      }
+    });
+
     it('rejects duplicate keys and non-JSON YAML values', () => {
       expect(rejection(() => decodeFilePod(`${podManifestYaml('web')}kind: Pod\n`, file('/m/x.yaml'))).reason).toMatch(/invalid YAML.*unique/i);
       expect(rejection(() => decodeFilePod(withExtra('  hostNetwork: .inf'), file('/m/x.yaml'))).reason).toBe('invalid YAML at line 9, column 16: NaN or an infinity, which JSON cannot hold');

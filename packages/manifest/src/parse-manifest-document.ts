@@ -25,7 +25,7 @@ export function parseManifestDocument(data: Uint8Array | string): JsonObject {
   }
   if (text.trim() === '') reject('manifest is empty');
 
-  const value = parseJson(text) ?? parseFirstYamlDocument(text);
+  const value = /^\s*\{/.test(text) ? parseJson(text) : parseFirstYamlDocument(text);
   if (value === null || value === undefined) reject('manifest is empty (the first YAML document has no content)');
   if (!isJsonObject(value)) reject(`manifest is not a mapping: the document is a ${describeNode(value)}`);
   return toJsonObject(value, '', 0);
@@ -39,14 +39,26 @@ function decodeText(bytes: Uint8Array): string {
   }
 }
 
-/** JSON passes through untouched; anything that is not valid JSON goes to the YAML parser. */
+/**
+ * Text that starts with `{` is JSON, and only JSON: the kubelet's converter (`utilyaml.ToJSON`) hands it to the
+ * JSON decoder as it is, so `{a: 1}` or a trailing comma is an error there, not YAML flow style.
+ */
 function parseJson(text: string): unknown {
-  if (!/^\s*\{/.test(text)) return undefined;
   try {
     return JSON.parse(text) as unknown;
-  } catch {
-    return undefined; // the YAML parser gives a message with a position (JSON.parse quotes the input)
+  } catch (err: unknown) {
+    // V8's words and position only: some of its messages quote the input, which may hold a secret.
+    const found = /^(.*) in JSON at position (\d+)/.exec(err instanceof Error ? err.message : '');
+    const position = found === null ? undefined : Number(found[2]);
+    return reject(position === undefined ? 'invalid JSON' : `invalid JSON at ${lineAndColumn(text, position)}: ${found?.[1] ?? ''}`);
   }
+}
+
+/** `line L, column C` (1-based) of a character offset. */
+function lineAndColumn(text: string, offset: number): string {
+  const before = text.slice(0, Math.min(offset, text.length));
+  const line = before.split('\n').length;
+  return `line ${line}, column ${before.length - before.lastIndexOf('\n')}`;
 }
 
 /** The first YAML document, as the kubelet's converter (`sigs.k8s.io/yaml`, go-yaml v2) reads it. */
