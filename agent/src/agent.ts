@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { MAX_TIMER_MS, relay, reportsStatus, type Clock, type PodSource, type SyncHandler } from '@podconfig/core';
+import { MAX_TIMER_MS, linked, relay, reportsStatus, type Clock, type PodSource, type SyncHandler } from '@podconfig/core';
 import { podConfig, type PodMerger } from '@podconfig/merge';
 import type { Reconciler } from '@podconfig/reconcile';
 import type { KubeClient } from '@podconfig/kube-client';
@@ -75,10 +75,13 @@ export class Agent implements StatusProvider {
     // The agent runs until `signal` aborts, even when nothing else holds the event loop (no source, no status
     // server): without a handle Node.js would end the process there (exit code 13, an unsettled await).
     const alive = setInterval(() => undefined, MAX_TIMER_MS);
+    // The status server serves until `signal` aborts or the run ends otherwise (a handler failed to start):
+    // a library caller whose runPodConfig rejected has no reason to abort, and its process would not exit.
+    const serving = linked(signal);
     let reconciling = false;
     try {
       metrics.watchSources(sources, (name) => reconciler.readiness().ready.includes(name));
-      if (this.#o.statusServer !== undefined) this.#statusAddress = await this.#o.statusServer.start(this, signal);
+      if (this.#o.statusServer !== undefined) this.#statusAddress = await this.#o.statusServer.start(this, serving.signal);
       onStarted?.({ statusAddress: this.#statusAddress });
       this.#log.info(
         { sources: sources.map((s) => s.name), nodeName: this.#o.config.nodeName, readiness: this.#o.config.readiness },
@@ -89,6 +92,8 @@ export class Agent implements StatusProvider {
       await reconciler.run(updates, signal);
     } finally {
       clearInterval(alive);
+      serving.abort();
+      serving.dispose();
       // Failed before the reconciler ran (the status port taken): it did not close the handlers, so here.
       if (!reconciling) await closeUnstartedHandlers(this.#o.handlers ?? [], this.#o.config.shutdownTimeoutMs, this.#log);
       await this.#o.kubeClient?.close();

@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KillPodRequest, Pod, SyncHandler, SyncPodRequest } from '@podconfig/core';
@@ -111,5 +112,29 @@ describe('runPodConfig()', () => {
 
   it('keeps metadata.managedFields with keepManagedFields: true', async () => {
     expect((await firstPodMetadata(true))?.managedFields).toEqual(MANAGED_FIELDS);
+  });
+
+  it('closes its status server when it rejects because a handler failed to start, so nothing keeps the process alive', async () => {
+    let address: AddressInfo | undefined;
+    const failing: SyncHandler & { start(): Promise<void> } = {
+      name: 'bad-start',
+      async start() {
+        throw new Error('cannot open db');
+      },
+      async syncPod() {},
+      async killPod() {},
+    };
+    const never = new AbortController().signal; // the caller aborts nothing: runPodConfig ends by itself
+    await expect(runPodConfig({
+      nodeName: NODE, handlers: [failing], statusAddress: '127.0.0.1:0', logLevel: 'silent',
+      onStarted: (info) => { address = info.statusAddress; },
+    }, never)).rejects.toThrow('sync handler "bad-start" failed to start');
+    expect(address?.port).toBeGreaterThan(0);
+    const refused = await new Promise<string>((resolve) => {
+      const socket = connect(address?.port ?? 0, '127.0.0.1');
+      socket.once('connect', () => { socket.destroy(); resolve('connected'); });
+      socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
+    });
+    expect(refused).toBe('ECONNREFUSED');
   });
 });
