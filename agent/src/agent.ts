@@ -94,6 +94,7 @@ export class Agent implements StatusProvider {
       clearInterval(alive);
       serving.abort();
       serving.dispose();
+      await this.#o.statusServer?.closed();
       // Failed before the reconciler ran (the status port taken): it did not close the handlers, so here.
       if (!reconciling) await closeUnstartedHandlers(this.#o.handlers ?? [], this.#o.config.shutdownTimeoutMs, this.#log);
       await this.#o.kubeClient?.close();

@@ -61,6 +61,17 @@ describe('podConfigOptionsToConfig()', () => {
     }) as Error);
   });
 
+  it('rejects options that are not an object, handlers that are not an array and NaN durations as invalid configuration', () => {
+    const call = (options: unknown): unknown => podConfigOptionsToConfig(options as Parameters<typeof podConfigOptionsToConfig>[0]);
+    expect(() => call(null)).toThrow(expect.objectContaining({ code: 'PODCONFIG_CONFIG_INVALID', message: 'options: must be an object' }) as Error);
+    expect(() => call({ nodeName: NODE, handlers: { name: 'log' } })).toThrow(expect.objectContaining({
+      code: 'PODCONFIG_CONFIG_INVALID', message: 'option "handlers": must be an array of handler objects or specs',
+    }) as Error);
+    expect(() => call({ nodeName: NODE, syncFrequency: Number.NaN })).toThrow(expect.objectContaining({
+      code: 'PODCONFIG_CONFIG_INVALID', message: expect.stringContaining('syncFrequency') && expect.stringContaining('must be a finite number of milliseconds, got NaN') as string,
+    }) as Error);
+  });
+
   it('rejects a null handler entry as invalid configuration, not with a TypeError', () => {
     const withNull = { nodeName: NODE, handlers: [null] } as unknown as Parameters<typeof podConfigOptionsToConfig>[0];
     expect(() => podConfigOptionsToConfig(withNull)).toThrow(expect.objectContaining({ code: 'PODCONFIG_CONFIG_INVALID' }) as Error);

@@ -69,7 +69,11 @@ function isHandlerObject(value: SyncHandler | HandlerConfig): value is SyncHandl
 
 /** Validates library options into the agent's configuration (the same rules as the config file). */
 export function podConfigOptionsToConfig(options: PodConfigOptions): AgentConfig {
+  // Plain JavaScript callers get a configuration error, not a TypeError from destructuring.
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new ConfigInvalidError('options: must be an object');
   const { logger: _l, clock: _c, env: _e, onStarted: _s, handlers = [], ...fields } = options;
+  const given: unknown = handlers;
+  if (!Array.isArray(given)) throw new ConfigInvalidError('option "handlers": must be an array of handler objects or specs');
   // As in a config file: a misspelt option must not be silently ignored.
   const unknown = Object.keys(fields).filter((key) => !CONFIG_FIELDS.has(key));
   if (unknown.length > 0) {

@@ -56,6 +56,7 @@ const duration = (opts: { positive?: boolean; zeroIsDefault?: number } = {}) => 
   if (typeof raw === 'number' && !ctx.durationsInMs) {
     throw new ConfigInvalidError(`${what}: must be a duration string like "20s", got the number ${String(raw)}`);
   }
+  if (typeof raw === 'number' && !Number.isFinite(raw)) throw new ConfigInvalidError(`${what}: must be a finite number of milliseconds, got ${String(raw)}`);
   const ms = typeof raw === 'number' ? raw : parseDuration(str(raw, what), what);
   if (ms < 0) throw new ConfigInvalidError(`${what}: must not be negative`);
   // A longer timer would fire at once (Node.js's TimeoutOverflowWarning), not late.

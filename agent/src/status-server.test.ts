@@ -34,6 +34,15 @@ describe(StatusServer.name, () => {
   };
 
   describe('start()', () => {
+    it('rejects a taken port as invalid configuration naming the address', async () => {
+      const taken = new URL(await start(provider([]))).port;
+      const second = new StatusServer({ address: { host: '127.0.0.1', port: Number(taken) }, registry: new Registry(), logger: pino({ level: 'silent' }) });
+      await expect(second.start(provider([]), controller.signal)).rejects.toMatchObject({
+        code: 'PODCONFIG_CONFIG_INVALID',
+        message: expect.stringMatching(new RegExp(`^status server: cannot listen on 127\\.0\\.0\\.1:${taken}: .*EADDRINUSE`)) as string,
+      });
+    });
+
     it('serves /healthz, /pods, /sources and /metrics', async () => {
       const base = await start(provider(['file', 'api']));
       expect(await get(`${base}/healthz`)).toMatchObject({ status: 200, body: 'ok\n' });

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { BlockList, isIP, type AddressInfo } from 'node:net';
+import { ConfigInvalidError } from '@podconfig/core';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { StatusAddress } from './agent-config.js';
@@ -53,6 +54,8 @@ export class StatusServer {
   #largeInFlight = 0;
   /** Bound to a loopback address: the state endpoints answer loopback Host names only. */
   #loopbackOnly = true;
+  /** Settles once the server has stopped listening (after `signal` aborted). */
+  #closed: Promise<void> = Promise.resolve();
 
   constructor(options: StatusServerOptions) {
     this.#o = options;
@@ -73,19 +76,30 @@ export class StatusServer {
     server.requestTimeout = 10_000;
     server.timeout = IDLE_SOCKET_MS;
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      const failed = (err: Error): void => {
+        // A taken port is the operator's to fix, like a bad flag value: name the address.
+        const { host, port } = this.#o.address;
+        reject(new ConfigInvalidError(`status server: cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${err.message}`, { cause: err }));
+      };
+      server.once('error', failed);
       server.listen(this.#o.address.port, this.#o.address.host, () => {
-        server.off('error', reject);
+        server.off('error', failed);
         resolve();
       });
     });
     const address = server.address() as AddressInfo;
     this.#loopbackOnly = isLoopbackAddress(address.address);
     this.#log.info({ address: address.address, port: address.port }, 'status server listening');
+    this.#closed = new Promise<void>((resolve) => server.once('close', () => resolve()));
     const close = (): void => closeServer(server);
     if (signal.aborted) close();
     else signal.addEventListener('abort', close, { once: true });
     return address;
+  }
+
+  /** Resolves once the server started last has stopped listening (its `start()` signal aborted). */
+  closed(): Promise<void> {
+    return this.#closed;
   }
 
   async #handle(provider: StatusProvider, req: IncomingMessage, res: ServerResponse): Promise<void> {
