@@ -33,6 +33,16 @@ describe('setLongTimeout()', () => {
     expect(cleared).not.toHaveBeenCalled();
   });
 
+  it('measures the rest of a long wait on the monotonic clock: a wall clock stepped forward does not end it early', () => {
+    const fired = vi.fn();
+    setLongTimeout(fired, 2 * MAX_TIMER_MS + 5);
+    vi.setSystemTime(Date.now() + 10 * MAX_TIMER_MS); // the wall clock only: performance.now() does not move
+    vi.advanceTimersByTime(MAX_TIMER_MS);
+    expect(fired).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(MAX_TIMER_MS + 5);
+    expect(fired).toHaveBeenCalledTimes(1);
+  });
+
   it('backs systemClock.sleep: a sleep longer than the longest timer does not end early', async () => {
     let ended = false;
     const slept = systemClock.sleep(MAX_TIMER_MS + 1_000, new AbortController().signal).then(() => { ended = true; });

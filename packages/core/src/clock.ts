@@ -1,7 +1,17 @@
-/** Time, injectable so tests never sleep for real. */
+/**
+ * Time, injectable so tests never sleep for real. Two readings, as Go's `time.Time` carries: `now()` is
+ * the wall clock, for timestamps (a log time, `config.seen`, a status field); `monotonic()` never steps,
+ * for durations and due times (a retry, a resync, a deadline), which a wall clock stepped by NTP or by
+ * hand would otherwise stall (stepped back) or fire early (stepped forward).
+ */
 export interface Clock {
-  /** Milliseconds since the epoch. */
+  /** Wall-clock milliseconds since the epoch: for timestamps, never for measuring or scheduling. */
   now(): number;
+  /**
+   * Milliseconds from an arbitrary origin, never stepped and never going backwards: only differences
+   * mean anything. For elapsed times and due times. `systemClock`: `performance.now()`.
+   */
+  monotonic(): number;
   /** Resolves after `ms`, or early (without rejecting) when `signal` aborts. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
@@ -19,15 +29,15 @@ export interface LongTimeout {
 }
 
 /**
- * `setTimeout` for any delay: one longer than {@link MAX_TIMER_MS} waits in steps of it, by the wall
- * clock, instead of firing at once.
+ * `setTimeout` for any delay: one longer than {@link MAX_TIMER_MS} waits in steps of it, by the
+ * monotonic clock (`performance.now()`), instead of firing at once.
  */
 export function setLongTimeout(fn: () => void, ms: number): LongTimeout {
-  const due = Date.now() + Math.max(0, ms);
+  const due = performance.now() + Math.max(0, ms);
   let handle: NodeJS.Timeout;
   const arm = (delay: number): void => {
     handle = setTimeout(() => {
-      const left = due - Date.now();
+      const left = due - performance.now();
       if (left > 0 && delay === MAX_TIMER_MS) arm(Math.min(left, MAX_TIMER_MS));
       else fn();
     }, delay);
@@ -38,6 +48,7 @@ export function setLongTimeout(fn: () => void, ms: number): LongTimeout {
 
 export const systemClock: Clock = {
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   sleep: (ms, signal) =>
     new Promise<void>((resolve) => {
       if (signal.aborted) {

@@ -27,7 +27,7 @@ describe(TokenBucket.name, () => {
     it('gives concurrent callers growing waits (reservations at the same instant)', async () => {
       // Time stands still while they queue: each caller reserves the next token.
       const sleeps: number[] = [];
-      const clock = { now: () => 0, sleep: (ms: number) => Promise.resolve(void sleeps.push(ms)) };
+      const clock = { now: () => 0, monotonic: () => 0, sleep: (ms: number) => Promise.resolve(void sleeps.push(ms)) };
       const bucket = new TokenBucket({ qps: 4, burst: 1, clock });
       const signal = new AbortController().signal;
       await Promise.all([bucket.take(signal), bucket.take(signal), bucket.take(signal)]);
@@ -40,6 +40,7 @@ describe(TokenBucket.name, () => {
       let block = true;
       const clock = {
         now: () => 0,
+        monotonic: () => 0,
         sleep: (ms: number, signal: AbortSignal) => {
           sleeps.push(ms);
           return block ? new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve())) : Promise.resolve();

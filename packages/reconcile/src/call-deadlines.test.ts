@@ -15,6 +15,10 @@ class HandClock implements Clock {
     return this.time;
   }
 
+  monotonic(): number {
+    return this.time;
+  }
+
   sleep(ms: number, signal: AbortSignal): Promise<void> {
     return new Promise<void>((resolve) => this.sleeps.push({ at: this.time + ms, wake: resolve, signal }));
   }

@@ -116,17 +116,17 @@ export class CallDeadlines {
 
   #deadline(): Deadline {
     const step = this.#resolutionMs;
-    const due = Math.ceil((this.#o.clock.now() + this.#o.timeoutMs) / step) * step;
+    const due = Math.ceil((this.#o.clock.monotonic() + this.#o.timeoutMs) / step) * step;
     const newest = this.#newest;
     const now = performance.now();
-    // The monotonic check keeps a wall clock stepped backwards from adding a call to a deadline whose
-    // timer (relative) was set long ago and would cut the call short.
+    // Real time, whatever the injected clock says: a clock that stands still while real time passes
+    // must not add a call to a deadline whose timer (relative) was set long ago and would cut it short.
     if (newest !== undefined && newest.due === due && now - newest.created < step) return newest;
     const deadline: Deadline = { due, created: now, controller: new AbortController(), calls: [], unsettled: 0, timer: undefined };
     // Calls in flight share the signal, and each may listen to it (undici does): no leak warning at 11.
     setMaxListeners(0, deadline.controller.signal);
     if (this.#o.parent.aborted) deadline.controller.abort(this.#o.parent.reason);
-    deadline.timer = this.#o.timers.after(due - this.#o.clock.now(), () => this.#expire(deadline));
+    deadline.timer = this.#o.timers.after(due - this.#o.clock.monotonic(), () => this.#expire(deadline));
     this.#live.add(deadline);
     this.#newest = deadline;
     if (newest !== undefined && newest.unsettled === 0) this.#drop(newest);

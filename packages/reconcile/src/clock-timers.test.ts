@@ -5,10 +5,11 @@ import { ClockTimers } from './clock-timers.js';
 
 describe(ClockTimers.name, () => {
   describe('after()', () => {
-    it('runs the callback after the delay on the injected clock, and reports its due time', async () => {
+    it('runs the callback after the delay on the injected clock, and reports its due time on the monotonic reading', async () => {
       const clock = new InstantClock();
       const timers = new ClockTimers({ clock, onError: () => undefined });
-      const start = clock.now();
+      clock.stepWall(-3_600_000); // a wall-clock step moves no due time
+      const start = clock.monotonic();
       let timer;
       await new Promise<void>((resolve) => {
         timer = timers.after(1_234, resolve);

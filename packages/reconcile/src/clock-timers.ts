@@ -9,7 +9,7 @@ const CANCELLED: unknown = Object.freeze({ cancelled: true });
 
 /** A pending callback on a {@link ClockTimers}. */
 export interface Timer {
-  /** Milliseconds since the epoch (clock time) when it fires. */
+  /** The clock's `monotonic()` reading when it fires (not a wall-clock time). */
   readonly due: number;
   cancel(): void;
 }
@@ -54,7 +54,7 @@ export class ClockTimers {
       this.#live.delete(controller);
       controller.abort(CANCELLED);
     };
-    const due = this.#clock.now() + ms;
+    const due = this.#clock.monotonic() + ms;
     void this.#clock.sleep(ms, controller.signal).then(
       () => {
         if (controller.signal.aborted) return;
@@ -83,7 +83,7 @@ class NativeTimer implements Timer {
   readonly #handle: LongTimeout;
 
   constructor(set: Set<NativeTimer>, ms: number, fn: () => void) {
-    this.due = Date.now() + ms;
+    this.due = performance.now() + ms; // systemClock.monotonic()
     this.#set = set;
     set.add(this);
     this.#handle = setLongTimeout(() => {

@@ -190,10 +190,11 @@ export class HandlerLane {
     worker.pending = undefined;
     worker.current = item;
     const kind = callKind(item);
-    const started = this.#o.clock.now();
+    // Monotonic for the call's duration; the wall clock only for the status timestamp.
+    const started = this.#o.clock.monotonic();
     worker.lastCall = kind;
     worker.attempt = item.attempt;
-    worker.lastCallTime = started;
+    worker.lastCallTime = this.#o.clock.now();
     const record = worker.record;
     // Shared, not copied: the record's pod is deep-frozen (the reconciler freezes what it takes in).
     const pod = item.kind === 'kill' ? killedPod(worker) : record.pod;
@@ -226,7 +227,10 @@ export class HandlerLane {
     );
   }
 
-  /** A call ended: records its outcome, then schedules what the worker owes next (retry, resync, owed work). */
+  /**
+   * A call ended: records its outcome, then schedules what the worker owes next (retry, resync, owed work).
+   * `started` is the clock's monotonic reading when the call started.
+   */
   #ended(worker: PodWorker, item: WorkItem, kind: CallKind, started: number, called: CallResult<void>): void {
     const record = worker.record;
     const pod = record.pod;
@@ -238,14 +242,16 @@ export class HandlerLane {
       ? { outcome: 'error' as const, err: new PodConfigError('PODCONFIG_HANDLER_FAILED', `${this.name} ${kind} was cut short by shutdown`, { retryable: true }) }
       : called;
     const now = this.#o.clock.now();
+    const at = this.#o.clock.monotonic();
     worker.current = undefined;
     worker.lastResult = result.outcome;
-    this.#o.host.observe({ handler: this.name, call: kind, outcome: result.outcome, durationMs: now - started });
+    this.#o.host.observe({ handler: this.name, call: kind, outcome: result.outcome, durationMs: at - started });
 
     if (result.outcome === 'success') {
       this.#seq += 1;
       worker.lastSuccessSeq = this.#seq;
       worker.lastSyncTime = now;
+      worker.lastSyncAt = at;
       worker.backoff?.reset();
       if (worker.failures > 0) this.#log.info({ ...callFields(pod, kind, item), failures: worker.failures }, 'handler call recovered');
       worker.failures = 0;
@@ -282,7 +288,7 @@ export class HandlerLane {
     }
 
     if (worker.pending !== undefined) this.#schedule(worker);
-    else if (item.kind === 'sync' && record.desired) this.#scheduleResync(worker, now);
+    else if (item.kind === 'sync' && record.desired) this.#scheduleResync(worker, at);
   }
 
   status(record: PodRecord): HandlerWorkStatus | undefined {
@@ -306,7 +312,8 @@ export class HandlerLane {
       ...(w.lastCallTime === undefined ? {} : { lastCallTime: iso(w.lastCallTime) }),
       ...(w.lastSyncTime === undefined ? {} : { lastSyncTime: iso(w.lastSyncTime) }),
       ...(w.lastError === undefined ? {} : { lastError: { message: w.lastError.message, code: w.lastError.code, time: iso(w.lastError.time) } }),
-      ...(w.timerKind === 'retry' && w.timer !== undefined ? { nextRetryTime: iso(w.timer.due) } : {}),
+      // The timer's due time is monotonic: shown as the wall time it is that far from now.
+      ...(w.timerKind === 'retry' && w.timer !== undefined ? { nextRetryTime: iso(this.#o.clock.now() + w.timer.due - this.#o.clock.monotonic()) } : {}),
     };
   }
 
@@ -417,7 +424,8 @@ export class HandlerLane {
   }
 
   /**
-   * Owes the worker a resync `[1, 1.5) × syncFrequency` after `now` (its successful sync). Most pods
+   * Owes the worker a resync `[1, 1.5) × syncFrequency` after `now` (its successful sync, on the clock's
+   * monotonic reading, as every due time here: a wall-clock step moves none). Most pods
    * are synced again before then, so a resync wait, once begun, is not cancelled and begun again per
    * call: it goes on, and when it ends before the resync is due it begins again for the rest.
    */
@@ -441,12 +449,12 @@ export class HandlerLane {
     worker.timerKind = undefined;
     const at = worker.resyncAt;
     if (at === undefined || this.#o.host.stopping()) return;
-    const now = this.#o.clock.now();
+    const now = this.#o.clock.monotonic();
     if (now < at) {
       // The rest in whole 1 % steps too (few distinct delays), but never past 1.5 × syncFrequency
-      // after the sync that owed it (lastSyncTime), nor before it is due.
+      // after the sync that owed it (lastSyncAt), nor before it is due.
       const frequency = this.#o.syncFrequencyMs;
-      const latest = Math.max(at, (worker.lastSyncTime ?? now) + frequency * (1 + RESYNC_JITTER) - 1);
+      const latest = Math.max(at, (worker.lastSyncAt ?? now) + frequency * (1 + RESYNC_JITTER) - 1);
       this.#awaitResync(worker, Math.min(Math.ceil((at - now) / (frequency / 100)) * (frequency / 100), latest - now));
       return;
     }

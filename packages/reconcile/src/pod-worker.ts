@@ -39,10 +39,13 @@ export class PodWorker implements TimerListEntry<PodWorker>, QueueEntry<PodWorke
   queueNext: PodWorker | undefined;
   queuedIn: object | undefined;
   /**
-   * When the owed resync is due (clock ms), or undefined when none is owed. A resync wait, once
-   * begun, goes on across the calls in between: when it ends early it begins again until this time.
+   * When the owed resync is due (the clock's `monotonic()` reading), or undefined when none is owed. A
+   * resync wait, once begun, goes on across the calls in between: when it ends early it begins again
+   * until this time.
    */
   resyncAt: number | undefined;
+  /** The clock's `monotonic()` reading at the last successful sync (lastSyncTime is its wall time). */
+  lastSyncAt: number | undefined;
   /** Created on the first failure; a success resets it. */
   backoff: Backoff | undefined;
 
@@ -50,6 +53,7 @@ export class PodWorker implements TimerListEntry<PodWorker>, QueueEntry<PodWorke
   lastResult: CallOutcome | undefined;
   attempt = 0;
   failures = 0;
+  /** Wall-clock times, for `pods()`. */
   lastCallTime: number | undefined;
   lastSyncTime: number | undefined;
   lastError: { readonly message: string; readonly code: string; readonly time: number } | undefined;

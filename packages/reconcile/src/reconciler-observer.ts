@@ -7,7 +7,7 @@ export interface HandlerCallEvent {
   readonly handler: string;
   readonly call: CallKind;
   readonly outcome: CallOutcome;
-  /** Clock time from the call's start to its end (or to its timeout). */
+  /** Time from the call's start to its end (or to its timeout), on the clock's `monotonic()` reading. */
   readonly durationMs: number;
 }
 

@@ -47,6 +47,8 @@ class Log<T> {
 /** Sleeps end only when the test moves time forward (or their signal aborts). */
 class ManualClock implements Clock {
   #now = Date.UTC(2026, 0, 1);
+  /** Monotonic time: sleeps end by it, not by the wall clock (`stepWall` moves only that). */
+  #monotonic = 0;
   readonly #sleeps = new Set<{ at: number; ms: number; wake: () => void }>();
   readonly requested = new Log<number>();
 
@@ -54,11 +56,15 @@ class ManualClock implements Clock {
     return this.#now;
   }
 
+  monotonic(): number {
+    return this.#monotonic;
+  }
+
   sleep(ms: number, signal: AbortSignal): Promise<void> {
     if (signal.aborted) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const sleep = {
-        at: this.#now + ms,
+        at: this.#monotonic + ms,
         ms,
         wake: (): void => {
           this.#sleeps.delete(sleep);
@@ -82,14 +88,21 @@ class ManualClock implements Clock {
     await this.requested.until(() => this.pending().includes(ms));
   }
 
-  /** Moves time forward by `ms`, waking every sleep due by then, earliest first. */
+  /** Moves time forward by `ms` (both readings), waking every sleep due by then, earliest first. */
   advance(ms: number): void {
-    const target = this.#now + ms;
+    const target = this.#monotonic + ms;
     for (const sleep of [...this.#sleeps].filter((s) => s.at <= target).sort((a, b) => a.at - b.at)) {
-      this.#now = sleep.at;
+      this.#now += sleep.at - this.#monotonic;
+      this.#monotonic = sleep.at;
       sleep.wake();
     }
-    this.#now = target;
+    this.#now += target - this.#monotonic;
+    this.#monotonic = target;
+  }
+
+  /** Steps the wall clock by `ms` (negative: backwards) while no time passes, as NTP does. */
+  stepWall(ms: number): void {
+    this.#now += ms;
   }
 }
 
@@ -881,6 +894,40 @@ describe(Reconciler.name, () => {
       clock.advance(6_300);
       await handler.ended.count(3);
       expect(handler.calls.items.map((c) => c.type)).toEqual(['create', 'update', 'resync']);
+      await h.stop();
+    });
+
+    it('resyncs on time when the wall clock is stepped back: due times are on the monotonic clock', async () => {
+      const { clock, handler, h } = await syncedPod();
+      clock.stepWall(-3_600_000); // NTP steps the wall clock back an hour; no time passes
+      const before = clock.requested.items.length;
+      clock.advance(67_500);
+      // The resync's call deadline is the next sleep, not a wait re-armed for the hour the wall clock lost.
+      await clock.requested.until((items) => items.length > before);
+      expect(clock.requested.items[before]).toBeLessThan(3_600_000);
+      await handler.ended.count(2);
+      expect(handler.calls.items.map((c) => [c.type, c.attempt])).toEqual([['create', 1], ['resync', 1]]);
+      await h.stop();
+    });
+
+    it('does not resync early when the wall clock is stepped forward', async () => {
+      const clock = new ManualClock();
+      const handler = new TestHandler('h');
+      const h = start({ handlers: [handler], clock, syncFrequencyMs: 60_000, random: () => 0.25 });
+      await h.feed.push('file', 'ADD', [pod('a')]);
+      await handler.ended.count(1);
+      clock.advance(10_000);
+      await h.feed.push('file', 'ADD', [pod('b')]);
+      await handler.ended.count(2);
+      // Both wait 67.5 s in one list: a's resync is due at 67.5 s, b's at 77.5 s.
+      clock.stepWall(3_600_000);
+      clock.advance(57_500);
+      await handler.ended.count(3);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(handler.seen('sync')).toEqual(['uid-a:create', 'uid-b:create', 'uid-a:resync']);
+      clock.advance(10_000);
+      await handler.ended.count(4);
+      expect(handler.seen('sync')).toEqual(['uid-a:create', 'uid-b:create', 'uid-a:resync', 'uid-b:resync']);
       await h.stop();
     });
 

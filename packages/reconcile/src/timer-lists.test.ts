@@ -6,10 +6,21 @@ import { TimerLists, type TimerLink, type TimerListEntry } from './timer-lists.j
 /** Time moves only when told; each sleep is kept with its due time until then. */
 class SteppedClock implements Clock {
   #now = 1_000_000;
+  /** The wall clock's distance from monotonic time (`stepWall`). */
+  #wallOffset = 0;
   readonly sleeps = new Set<{ readonly at: number; readonly ms: number; readonly wake: () => void }>();
 
   now(): number {
+    return this.#now + this.#wallOffset;
+  }
+
+  monotonic(): number {
     return this.#now;
+  }
+
+  /** Steps the wall clock by `ms` (negative: backwards) while no time passes. */
+  stepWall(ms: number): void {
+    this.#wallOffset += ms;
   }
 
   sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -46,7 +57,7 @@ function setup(onDue?: (entry: Entry, lists: TimerLists<Entry>) => void): { cloc
     timers,
     clock,
     onDue: (entry) => {
-      due.push(`${entry.name}@${clock.now() - 1_000_000}`);
+      due.push(`${entry.name}@${clock.monotonic() - 1_000_000}`);
       onDue?.(entry, lists);
     },
   });
@@ -71,6 +82,25 @@ describe(TimerLists.name, () => {
     expect(due).toEqual(['a@100', 'b@140', 'c@300']);
     expect([lists.size, lists.lists, clock.pending().length]).toEqual([0, 0, 0]);
     expect([lists.has(a), lists.has(b), lists.has(c)]).toEqual([false, false, false]);
+  });
+
+  it('keeps every due time when the wall clock is stepped back or forward: waits end by the monotonic clock', async () => {
+    const { clock, lists, due } = setup();
+    const [a, b, c] = [new Entry('a'), new Entry('b'), new Entry('c')];
+    lists.schedule(a, 100);
+    clock.stepWall(-10_000); // stepped back: a is still due at 100, not 10 s later
+    await clock.at(50);
+    lists.schedule(b, 100);
+    clock.stepWall(20_000); // stepped forward: b (due at 150) does not end with a
+    await clock.at(100);
+    expect(due).toEqual(['a@100']);
+    expect(clock.pending()).toEqual([50]);
+    lists.schedule(c, 100);
+    clock.stepWall(-20_000);
+    await clock.at(150);
+    await clock.at(200);
+    expect(due).toEqual(['a@100', 'b@150', 'c@200']);
+    expect(lists.size).toBe(0);
   });
 
   it('cancels a wait in O(1) and stops the timer of a list it empties; scheduling again replaces the wait', async () => {

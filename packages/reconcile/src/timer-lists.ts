@@ -5,7 +5,7 @@ import { LinkedQueue, type QueueEntry } from './linked-queue.js';
 /** An entry's place in a {@link TimerLists}: made on its first wait and reused for every later one. */
 export class TimerLink<T> implements QueueEntry<TimerLink<T>> {
   readonly entry: T;
-  /** Clock ms when the entry is due. */
+  /** The clock's `monotonic()` reading when the entry is due. */
   due = 0;
   queuePrev: TimerLink<T> | undefined;
   queueNext: TimerLink<T> | undefined;
@@ -47,8 +47,8 @@ export interface TimerListsOptions<T> {
  * they are due in. Waiting and cancelling are O(1) and allocate nothing once an entry has its link.
  * The reconciler's resyncs wait here: a timer per pod (a `Timeout`, its closures and a set entry) held
  * ~420 bytes per pod and handler at 50,000 pods, all of it copied by young-generation GCs during the
- * first set. A wall clock stepped backwards delays an entry behind an earlier one of its list at most
- * until that one is due.
+ * first set. Due times are on the clock's `monotonic()` reading: a wall clock stepped backwards or
+ * forwards moves none of them.
  */
 export class TimerLists<T extends TimerListEntry<T>> {
   readonly #o: TimerListsOptions<T>;
@@ -83,7 +83,7 @@ export class TimerLists<T extends TimerListEntry<T>> {
       list = new DelayList<T>(delayMs);
       this.#lists.set(delayMs, list);
     }
-    link.due = this.#o.clock.now() + delayMs;
+    link.due = this.#o.clock.monotonic() + delayMs;
     list.add(link);
     this.#size++;
     list.timer ??= this.#o.timers.after(delayMs, () => this.#fire(list));
@@ -112,7 +112,7 @@ export class TimerLists<T extends TimerListEntry<T>> {
 
   #fire(list: DelayList<T>): void {
     list.timer = undefined;
-    const now = this.#o.clock.now();
+    const now = this.#o.clock.monotonic();
     for (let link = list.first; link !== undefined && link.due <= now; link = list.first) {
       this.#unlink(list, link);
       // May schedule entries again, into this list too: they go behind, due later than now.

@@ -481,6 +481,7 @@ describe(FilePodSource.name, () => {
       // never elapses, so only the watch and its retries drive the loop.
       const clock: Clock = {
         now: () => inner.now(),
+        monotonic: () => inner.monotonic(),
         sleep: (ms, signal) => {
           if (ms >= HOUR / 2) return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
           const p = inner.sleep(ms, signal);
@@ -622,6 +623,7 @@ describe(FilePodSource.name, () => {
       // Every wake-up comes 7 ms late: a fixed-rate ticker shortens the next wait, a sliding one would not.
       const clock: Clock = {
         now: () => inner.now(),
+        monotonic: () => inner.monotonic(),
         sleep: async (ms, signal) => {
           await inner.sleep(ms, signal);
           inner.advance(7);

@@ -7,6 +7,7 @@ import { ScanScheduler } from './scan-scheduler.js';
 function hookedClock(inner: InstantClock, onSleep: (n: number) => void): Clock {
   return {
     now: () => inner.now(),
+    monotonic: () => inner.monotonic(),
     sleep: (ms, signal) => {
       const p = inner.sleep(ms, signal);
       onSleep(inner.sleeps.length);

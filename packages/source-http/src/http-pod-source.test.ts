@@ -169,6 +169,9 @@ class HookedClock implements Clock {
   now(): number {
     return this.inner.now();
   }
+  monotonic(): number {
+    return this.inner.monotonic();
+  }
   async sleep(ms: number, signal: AbortSignal): Promise<void> {
     await this.before(this.inner.sleeps.length);
     await this.inner.sleep(ms, signal);

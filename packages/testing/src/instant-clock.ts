@@ -4,11 +4,13 @@ import type { Clock } from '@podconfig/core';
  * A clock whose sleeps return at once (on the next macrotask, so I/O still progresses) and
  * advance virtual time. `sleeps` records every requested delay, so tests assert schedules
  * (backoff, periods) without waiting. Throws after `maxSleeps` to turn a runaway loop into a
- * failure instead of a hang.
+ * failure instead of a hang. Sleeps and `advance()` move both readings; `stepWall()` moves only
+ * the wall clock, as NTP or an operator does.
  */
 export class InstantClock implements Clock {
   readonly sleeps: number[] = [];
   #now: number;
+  #monotonic = 0;
   readonly #maxSleeps: number;
 
   constructor(options: { start?: number; maxSleeps?: number } = {}) {
@@ -20,8 +22,18 @@ export class InstantClock implements Clock {
     return this.#now;
   }
 
-  /** Moves virtual time forward without a sleep. */
+  monotonic(): number {
+    return this.#monotonic;
+  }
+
+  /** Moves virtual time forward without a sleep (both readings). */
   advance(ms: number): void {
+    this.#now += ms;
+    this.#monotonic += ms;
+  }
+
+  /** Steps the wall clock by `ms` (negative: backwards) while no time passes: `monotonic()` stays. */
+  stepWall(ms: number): void {
     this.#now += ms;
   }
 
@@ -32,6 +44,7 @@ export class InstantClock implements Clock {
       return Promise.reject(new Error(`InstantClock: more than ${this.#maxSleeps} sleeps (a loop that never ends?)`));
     }
     this.#now += ms;
+    this.#monotonic += ms;
     return new Promise((resolve) => setImmediate(resolve));
   }
 }
