@@ -44,7 +44,8 @@ describe('podconfig-agent with failing, hanging and slow handlers next to a reco
     await tmp.cleanup();
   });
 
-  it('keeps the recorder in order while the others fail and retry, and reports both in /pods and /metrics', async () => {
+  // Retries come 10–15 s after a failure (the kubelet's backOffPeriod, jittered).
+  it('keeps the recorder in order while the others fail and retry, and reports both in /pods and /metrics', { timeout: 60_000 }, async () => {
     const manifests = join(tmp.path, 'manifests');
     await mkdir(manifests);
     const rec = join(tmp.path, 'recorder.jsonl');
@@ -108,7 +109,7 @@ describe('podconfig-agent with failing, hanging and slow handlers next to a reco
       return bad?.['thrower'] !== undefined && bad.thrower.attempt >= 2 && bad.thrower.failures >= 2 &&
         bad['hanger'] !== undefined && bad.hanger.attempt >= 2 && bad.hanger.lastResult === 'timeout' &&
         bad['slow']?.lastResult === 'success' && web?.['slow']?.lastResult === 'success' ? body : undefined;
-    }, 20_000, 'thrower and hanger retried, slow done');
+    }, 30_000, 'thrower and hanger retried, slow done');
     const bad = pods.sync.find((s) => s.name === `bad-${NODE}`)!.handlers;
     expect(bad['thrower']).toMatchObject({
       lastResult: 'error',

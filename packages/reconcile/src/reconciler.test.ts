@@ -477,6 +477,27 @@ describe(Reconciler.name, () => {
       expect(clock.sleeps.filter(notCallDeadline(7_777)).slice(0, 4)).toEqual([1_250, 2_500, 5_000, 5_000]);
     });
 
+    it('retries a failed call after 10 s jittered by 0.5 by default, flat (kubelet backOffPeriod, spec §8)', async () => {
+      const clock = new ManualClock();
+      let random = 0;
+      const handler = new TestHandler('h', () => {
+        throw new PodConfigError('PODCONFIG_HANDLER_FAILED', 'boom');
+      });
+      const h = start({ handlers: [handler], clock, random: () => random });
+      const retryInMs = (): number => Date.parse(h.reconciler.pods()[0]!.handlers.h!.nextRetryTime!) - clock.now();
+      await h.feed.push('file', 'ADD', [pod('web')]);
+      await h.events.count(1);
+      expect(retryInMs()).toBe(10_000); // random 0: the low end of [10 s, 15 s)
+      random = 0.99;
+      for (let attempt = 2; attempt <= 4; attempt++) {
+        clock.advance(retryInMs());
+        await h.events.count(attempt);
+        expect(retryInMs()).toBe(14_950); // not doubling: each retry in [10 s, 15 s) again
+      }
+      expect(handler.calls.items.map((c) => [c.type, c.attempt])).toEqual([['create', 1], ['resync', 2], ['resync', 3], ['resync', 4]]);
+      await h.stop();
+    });
+
     it('times out a call that never settles: aborts its signal, counts it as failed, frees its slot and retries', async () => {
       const clock = new ManualClock();
       const handler = new TestHandler('h', (call) => (call.name === 'hung' ? new Promise<never>(() => undefined) : undefined));
@@ -491,8 +512,8 @@ describe(Reconciler.name, () => {
       expect(h.events.items[0]).toMatchObject({ handler: 'h', call: 'create', outcome: 'timeout', durationMs: 5_000 });
       const status = h.reconciler.pods().find((p) => p.name === 'hung')!.handlers.h!;
       expect(status).toMatchObject({ state: 'backoff', lastResult: 'timeout', failures: 1, lastError: { code: 'PODCONFIG_HANDLER_TIMEOUT' } });
-      await clock.sleeping(1_250);
-      clock.advance(1_250);
+      await clock.sleeping(12_500); // the default retry: 10 s × (1 + 0.5 × 0.5)
+      clock.advance(12_500);
       const retry = await handler.calls.waitFor((c) => c.name === 'hung' && c.attempt === 2);
       expect(retry.type).toBe('resync');
       await clock.sleeping(5_000);
@@ -1175,7 +1196,7 @@ describe(Reconciler.name, () => {
       const bad = new TestHandler('bad', () => {
         throw new PodConfigError('PODCONFIG_HANDLER_FAILED', 'boom');
       });
-      const h = start({ handlers: [ok, bad], clock, retry: { initialMs: 1_000 } });
+      const h = start({ handlers: [ok, bad], clock, retry: { initialMs: 1_000, maxMs: 300_000 } });
       await h.feed.push('file', 'ADD', [pod('web')]);
       await h.events.count(2);
       const expected = {

@@ -28,7 +28,12 @@ export interface ReconcilerOptions {
   readonly concurrency?: number;
   /** Per call (and per start() / listPods()): the call's signal aborts and the call is abandoned. Default 60_000. */
   readonly callTimeoutMs?: number;
-  /** Per pod and handler: exponential backoff, jittered into [d, 1.5d). Default 1_000 → 300_000. */
+  /**
+   * Per pod and handler, after a failed call: the delay `d` doubles from `initialMs` up to `maxMs`, each
+   * jittered into [d, 1.5d). Default `initialMs` 10_000 and `maxMs` = `initialMs`: a flat 10 s jittered
+   * by 0.5, in [10 s, 15 s), as the kubelet's pod workers (backOffPeriod, spec §7, §8). Set `maxMs` above
+   * `initialMs` for exponential backoff.
+   */
   readonly retry?: { readonly initialMs?: number; readonly maxMs?: number };
   /** Default `per-source` (decision D10). */
   readonly readiness?: ReadinessPolicy;
@@ -49,8 +54,8 @@ const DEFAULTS = {
   syncFrequencyMs: 60_000,
   concurrency: 8,
   callTimeoutMs: 60_000,
-  retryInitialMs: 1_000,
-  retryMaxMs: 300_000,
+  // Kubelet pod workers' backOffPeriod (spec §8): flat unless retry.maxMs says otherwise.
+  retryInitialMs: 10_000,
   shutdownTimeoutMs: 10_000,
 } as const;
 
@@ -101,10 +106,8 @@ export class Reconciler {
     this.#shutdownTimeoutMs = nonNegative('shutdownTimeoutMs', options.shutdownTimeoutMs ?? DEFAULTS.shutdownTimeoutMs);
     const concurrency = options.concurrency ?? DEFAULTS.concurrency;
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new ConfigInvalidError(`concurrency must be a positive integer, got ${concurrency}`);
-    const retry = {
-      initialMs: positive('retry.initialMs', options.retry?.initialMs ?? DEFAULTS.retryInitialMs),
-      maxMs: positive('retry.maxMs', options.retry?.maxMs ?? DEFAULTS.retryMaxMs),
-    };
+    const initialMs = positive('retry.initialMs', options.retry?.initialMs ?? DEFAULTS.retryInitialMs);
+    const retry = { initialMs, maxMs: positive('retry.maxMs', options.retry?.maxMs ?? initialMs) };
     if (retry.maxMs < retry.initialMs) throw new ConfigInvalidError('retry.maxMs must not be below retry.initialMs');
     if (this.#policy !== 'per-source' && this.#policy !== 'all-sources') {
       throw new ConfigInvalidError(`unknown readiness policy ${String(this.#policy)}`);
