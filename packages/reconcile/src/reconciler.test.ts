@@ -552,6 +552,41 @@ describe(Reconciler.name, () => {
       expect(clock.pending()).toEqual([]);
     });
 
+    it('names what overran the shutdown budget: a source still closing, an orphan sweep still listing, not handler calls', async () => {
+      const lines: { level: number; msg: string; [field: string]: unknown }[] = [];
+      const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as (typeof lines)[number]) });
+      const clock = new ManualClock();
+      const lister = new ListingHandler('lister', () => new Promise<never>(() => undefined)); // ignores its signal
+      let sent = false;
+      let closed: (() => void) | undefined;
+      const updates: AsyncIterable<PodUpdate> = {
+        [Symbol.asyncIterator]: () => ({
+          next: () => {
+            if (sent) return new Promise<never>(() => undefined);
+            sent = true;
+            return Promise.resolve({ done: false, value: { source: 'file', op: 'ADD', pods: [pod('a')] } });
+          },
+          // A source that takes its time to stop (a watch connection closing slowly).
+          return: () => new Promise<IteratorResult<PodUpdate>>((resolve) => { closed = () => resolve({ done: true, value: undefined }); }),
+        }),
+      };
+      const reconciler = new Reconciler({ handlers: [lister], sources: ['file'], logger, clock, shutdownTimeoutMs: 2_000, random: () => 0.5 });
+      const controller = new AbortController();
+      const done = reconciler.run(updates, controller.signal);
+      await lister.ended.count(1);
+      controller.abort();
+      await clock.sleeping(2_000);
+      clock.advance(2_000);
+      await done;
+      closed?.();
+      const warnings = lines.filter((l) => l.level === 40).map(({ msg, calls, handlers }) => ({ msg, calls, handlers }));
+      expect(warnings).toEqual([
+        { msg: 'update stream still closing at shutdown (a source did not stop); abandoned', calls: undefined, handlers: undefined },
+        { msg: 'orphan clean-up (listPods) still running at shutdown; abandoned', calls: undefined, handlers: ['lister'] },
+      ]);
+      expect(lines.find((l) => l.msg === 'reconciler stopped')).toMatchObject({ interruptedCalls: 0 });
+    });
+
     it('creates a pod again instead of killing it when it comes back before its kill ran', async () => {
       const handler = new TestHandler('h', 'hold');
       const h = start({ handlers: [handler], clock: new ManualClock() });

@@ -59,6 +59,12 @@ const DEFAULTS = {
   shutdownTimeoutMs: 10_000,
 } as const;
 
+/** A handler's orphan clean-up loop, which shutdown waits for. */
+interface Sweep {
+  readonly handler: string;
+  readonly done: Promise<void>;
+}
+
 /** Record key of an orphan reported without a UID: NUL cannot appear in a UID from a source. */
 const orphanKey = (key: string): string => `\u0000${key}`;
 
@@ -165,12 +171,12 @@ export class Reconciler {
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) this.#stopCalls(signal.reason);
     let failure: PodConfigError | undefined;
-    let sweeps: Promise<void>[] = [];
+    let sweeps: Sweep[] = [];
     try {
       await this.#startHandlers(stop.signal);
       if (!stop.signal.aborted) {
         this.#log.info({ handlers: this.#lanes.map((l) => l.name), sources: this.#readiness.status().configured, readiness: this.#policy }, 'reconciler started');
-        sweeps = this.#lanes.flatMap((lane) => (isPodLister(lane.handler) ? [this.#sweepLoop(lane, lane.handler, stop.signal)] : []));
+        sweeps = this.#lanes.flatMap((lane) => (isPodLister(lane.handler) ? [{ handler: lane.name, done: this.#sweepLoop(lane, lane.handler, stop.signal) }] : []));
         await this.#consume(updates, stop.signal);
       }
     } catch (err: unknown) {
@@ -297,13 +303,26 @@ export class Reconciler {
     this.#stop.abort(reason);
   }
 
-  async #shutdown(sweeps: readonly Promise<void>[]): Promise<void> {
+  async #shutdown(sweeps: readonly Sweep[]): Promise<void> {
     this.#stopCalls();
     for (const wake of this.#allReadyWaiters) wake();
-    const settled = await this.#within(Promise.all([this.#dispatcher.drained(), this.#producerStopped, ...sweeps]).then(() => undefined), this.#shutdownTimeoutMs);
+    // What is still running when the budget is over, so the warning names what overran.
+    let producerStopped = false;
+    const sweeping = new Set(sweeps.map((s) => s.handler));
+    const settled = await this.#within(Promise.all([
+      this.#dispatcher.drained(),
+      this.#producerStopped.then(() => { producerStopped = true; }),
+      ...sweeps.map((s) => s.done.then(() => { sweeping.delete(s.handler); })),
+    ]).then(() => undefined), this.#shutdownTimeoutMs);
     if (!settled) {
-      this.#interruptedCalls += this.#dispatcher.inFlight;
-      this.#log.warn({ calls: this.#dispatcher.inFlight, shutdownTimeoutMs: this.#shutdownTimeoutMs }, 'handler calls still running at shutdown; abandoned');
+      const shutdownTimeoutMs = this.#shutdownTimeoutMs;
+      const calls = this.#dispatcher.inFlight;
+      if (calls > 0) {
+        this.#interruptedCalls += calls;
+        this.#log.warn({ calls, shutdownTimeoutMs }, 'handler calls still running at shutdown; abandoned');
+      }
+      if (!producerStopped) this.#log.warn({ shutdownTimeoutMs }, 'update stream still closing at shutdown (a source did not stop); abandoned');
+      if (sweeping.size > 0) this.#log.warn({ handlers: [...sweeping], shutdownTimeoutMs }, 'orphan clean-up (listPods) still running at shutdown; abandoned');
     }
     await this.#closeHandlers(this.#lanes.filter((lane) => !this.#notStarted.has(lane)));
     this.#timers.cancelAll();
