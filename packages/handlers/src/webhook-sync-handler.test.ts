@@ -1,8 +1,9 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { getEventListeners } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
 import { PodConfigError } from '@podconfig/core';
 import { createTestPki, makePod, type PemPair } from '@podconfig/testing';
@@ -138,6 +139,27 @@ describe(WebhookSyncHandler.name, () => {
       await arrival;
       controller.abort();
       await expect(call).resolves.toBeUndefined();
+    });
+
+    it('leaves no per-call dependant or listener on the handler\'s signals after the calls end', async () => {
+      const server = await serve(status(204));
+      const handler = webhook({ url: new URL(`${server.origin}/hook`) });
+      const callSignal = new AbortController().signal; // shared by all calls, as the reconciler shares one per deadline
+      // On Node.js 20, a signal derived with AbortSignal.any stays in its sources' dependant sets for as long as
+      // they live (nodejs/node#55351): one entry per call on the handler's closing signal.
+      const any = vi.spyOn(AbortSignal, 'any');
+      const added = vi.spyOn(EventTarget.prototype, 'addEventListener');
+      try {
+        for (let i = 0; i < 50; i++) await handler.syncPod({ type: 'resync', pod, source: 'file', attempt: 1 }, callSignal);
+        expect(any).not.toHaveBeenCalled();
+        const listenedTo = new Set(added.mock.contexts.filter((t): t is AbortSignal => t instanceof AbortSignal));
+        expect(listenedTo.size).toBeGreaterThan(0); // the call signal and the closing signal at least
+        for (const target of listenedTo) expect(getEventListeners(target, 'abort')).toHaveLength(0);
+      } finally {
+        any.mockRestore();
+        added.mockRestore();
+      }
+      expect(server.requests).toHaveLength(50);
     });
 
     it('sends the configured headers in order, repeated names included', async () => {

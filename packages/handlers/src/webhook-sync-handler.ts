@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
 import {
-  PodConfigError, safeUrl,
+  linked, PodConfigError, safeUrl,
   type ClosableHandler, type KillPodRequest, type Pod, type SyncHandler, type SyncPodRequest,
 } from '@podconfig/core';
 import { componentLogger } from './component-logger.js';
@@ -121,13 +121,19 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
     const fields = { op, ...podLogFields(pod) };
     const what = `${op} of ${podDescription(pod)}`;
     let status: number;
+    // The request ends when the call's signal or close()'s aborts. Not AbortSignal.any([signal, closing]): on
+    // Node.js 20 the handler-long closing signal keeps every signal derived from it (nodejs/node#55351), one per
+    // call. Both listeners go in `finally`.
+    const link = linked(this.#closing.signal);
+    const onAbort = (): void => link.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
     try {
       const response = await request(this.#url, {
         method: 'POST',
         dispatcher: this.#agent,
         headers: this.#headers,
         body: JSON.stringify(payload),
-        signal: AbortSignal.any([signal, this.#closing.signal]),
+        signal: link.signal,
         headersTimeout: this.#timeoutMs,
         bodyTimeout: this.#timeoutMs,
       });
@@ -138,6 +144,9 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
     } catch (err: unknown) {
       if (signal.aborted) return;
       throw this.#transportError(err, what);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      link.dispose();
     }
     if (signal.aborted) return;
     if (status < 200 || status > 299) {
