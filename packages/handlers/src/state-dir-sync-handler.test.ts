@@ -111,11 +111,14 @@ describe(StateDirSyncHandler.name, () => {
       expect(await readdir(dir)).toEqual(['default_big.json']); // no temp files left
     });
 
-    it('throws PODCONFIG_HANDLER_FAILED for a pod whose name cannot be a file name', async () => {
+    it('throws a retryable PODCONFIG_HANDLER_FAILED for a pod whose name cannot be a file name', async () => {
       await handler.start(signal);
-      const pod = makePod('../../etc', { namespace: 'prod' });
-      const err: unknown = await handler.syncPod({ type: 'create', pod, source: 'http', attempt: 1 }, signal).catch((e: unknown) => e);
-      expect(PodConfigError.is(err, 'PODCONFIG_HANDLER_FAILED')).toBe(true);
+      for (const [namespace, name] of [['prod', '../../etc'], ['prod', '.x'], ['prod', ''], ['a_b', 'web']] as const) {
+        const pod = makePod(name, { namespace });
+        const err: unknown = await handler.syncPod({ type: 'create', pod, source: 'http', attempt: 1 }, signal).catch((e: unknown) => e);
+        expect(PodConfigError.is(err, 'PODCONFIG_HANDLER_FAILED')).toBe(true);
+        expect((err as PodConfigError).retryable).toBe(true); // the README: every state-dir error is retryable
+      }
       expect(await readdir(dir)).toEqual([]);
     });
 

@@ -76,6 +76,7 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
       throw new PodConfigError(
         'PODCONFIG_HANDLER_FAILED',
         `state-dir: pod ${podRef(pod)} (uid ${podUid(pod)}) has no usable namespace and name for a file name`,
+        { retryable: true }, // as every handler error: the reconciler retries, and newer work for the pod replaces it
       );
     }
     const file = join(this.#dir, base);
