@@ -1,6 +1,6 @@
-import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
-import { watch } from 'node:fs';
+import { closeSync, constants, openSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
@@ -21,9 +21,22 @@ describe(StateDirSyncHandler.name, () => {
     dir = join(tmp.path, 'state', 'pods');
     handler = new StateDirSyncHandler({ dir, logger });
   });
+  const fifos: string[] = [];
   afterEach(async () => {
+    // A read blocked on a FIFO (before the fix) holds a libuv thread until a writer comes and goes: be that writer.
+    for (const fifo of fifos.splice(0)) {
+      try {
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // ENXIO: nobody has it open for reading.
+      }
+    }
     await tmp.cleanup();
   });
+  const mkfifo = (path: string): void => {
+    execFileSync('mkfifo', [path]);
+    fifos.push(path);
+  };
 
   const fileOf = (namespace: string, name: string): string => join(dir, `${namespace}_${name}.json`);
   const readPod = async (namespace: string, name: string): Promise<Pod> =>
@@ -129,9 +142,32 @@ describe(StateDirSyncHandler.name, () => {
       expect(PodConfigError.is(err, 'PODCONFIG_HANDLER_FAILED')).toBe(true);
       expect((err as Error).cause).toMatchObject({ code: 'ENOENT' });
     });
+
+    it('throws a retryable PODCONFIG_HANDLER_FAILED naming the path when a FIFO is where the pod file belongs', async () => {
+      await handler.start(signal);
+      const pod = makePod('web');
+      mkfifo(fileOf('default', 'web')); // no writer ever comes: a blocking read would wait for ever
+      const err: unknown = await handler.syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal).catch((e: unknown) => e);
+      expect(PodConfigError.is(err, 'PODCONFIG_HANDLER_FAILED')).toBe(true);
+      expect((err as PodConfigError).retryable).toBe(true);
+      expect((err as Error).message).toBe(
+        `state-dir: cannot write ${fileOf('default', 'web')} for pod default/web: it is not a regular file (a FIFO, a device or a directory)`);
+      expect((await lstat(fileOf('default', 'web'))).isFIFO()).toBe(true); // left as it was
+    });
   });
 
   describe('killPod()', () => {
+    it('throws a retryable PODCONFIG_HANDLER_FAILED naming the path, and keeps it, when a FIFO is where the pod file belongs', async () => {
+      await handler.start(signal);
+      mkfifo(fileOf('default', 'web'));
+      const err: unknown = await handler.killPod({ reason: 'removed', pod: makePod('web'), gracePeriodSeconds: 30, attempt: 1 }, signal)
+        .catch((e: unknown) => e);
+      expect(PodConfigError.is(err, 'PODCONFIG_HANDLER_FAILED')).toBe(true);
+      expect((err as PodConfigError).retryable).toBe(true);
+      expect((err as Error).message).toContain(`cannot remove ${fileOf('default', 'web')} for pod default/web: it is not a regular file`);
+      expect((await lstat(fileOf('default', 'web'))).isFIFO()).toBe(true);
+    });
+
     it('removes the file, and succeeds again when it is already gone', async () => {
       await handler.start(signal);
       const pod = makePod('web', { uid: 'u1' });

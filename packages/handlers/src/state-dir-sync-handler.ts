@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, lstat, mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { chmod, lstat, mkdir, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import {
@@ -83,20 +84,16 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
     const bytes = Buffer.from(`${JSON.stringify(pod, null, 2)}\n`);
     try {
       const written = await this.#exclusive(base, async () => {
-        const current = await readFile(file).catch((err: unknown) => {
-          if (isMissing(err)) return undefined;
-          throw err;
-        });
+        if (signal.aborted) return false;
+        const current = await readPodFile(file, signal);
         if (current?.equals(bytes)) return false;
         await this.#writeAtomic(base, bytes);
         return true;
       });
       if (!written) return;
     } catch (err: unknown) {
-      throw new PodConfigError('PODCONFIG_HANDLER_FAILED', `state-dir: cannot write ${file} for pod ${podRef(pod)}`, {
-        cause: err,
-        retryable: true,
-      });
+      if (signal.aborted) return;
+      throw fileError('write', file, pod, err);
     }
     this.#log.debug({ op: request.type, pod: podRef(pod), uid: podUid(pod), file }, 'pod file written');
   }
@@ -114,13 +111,14 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
     const uid = podUid(pod);
     try {
       const removed = await this.#exclusive(base, async () => {
-        const current = await readFile(file, 'utf8').catch((err: unknown) => {
+        if (signal.aborted) return false;
+        const current = await readPodFile(file, signal).catch((err: unknown) => {
           // A name too long for a file was never written: nothing to remove.
-          if (isMissing(err) || (err as NodeJS.ErrnoException | undefined)?.code === 'ENAMETOOLONG') return undefined;
+          if ((err as NodeJS.ErrnoException | undefined)?.code === 'ENAMETOOLONG') return undefined;
           throw err;
         });
         if (current === undefined) return false;
-        const held = uidOf(current);
+        const held = uidOf(current.toString('utf8'));
         if (uid !== '' && held !== undefined && held !== uid) {
           this.#log.debug({ pod: podRef(pod), uid, fileUid: held, file }, 'pod file belongs to another uid, kept');
           return false;
@@ -131,10 +129,8 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
       });
       if (!removed) return;
     } catch (err: unknown) {
-      throw new PodConfigError('PODCONFIG_HANDLER_FAILED', `state-dir: cannot remove ${file} for pod ${podRef(pod)}`, {
-        cause: err,
-        retryable: true,
-      });
+      if (signal.aborted) return;
+      throw fileError('remove', file, pod, err);
     }
     this.#log.debug({ op: 'kill', reason: request.reason, pod: podRef(pod), uid, file }, 'pod file removed');
   }
@@ -158,16 +154,18 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
         if (match === null) continue;
         const [, namespace = '', name = ''] = match;
         if (!NAMESPACE.test(namespace) || !NAME.test(name)) continue;
-        const text = await readFile(join(this.#dir, entry), 'utf8').catch((err: unknown) => {
-          if (isMissing(err)) return undefined;
+        // Checked again as it is read: it may have been replaced since the listing.
+        const bytes = await readPodFile(join(this.#dir, entry), signal).catch((err: unknown) => {
+          if (err instanceof NotRegularFileError) return undefined;
           throw err;
         });
-        if (text === undefined) continue;
-        const uid = uidOf(text);
+        if (bytes === undefined) continue;
+        const uid = uidOf(bytes.toString('utf8'));
         pods.push(uid === undefined ? { namespace, name } : { uid, namespace, name });
       }
       return pods;
     } catch (err: unknown) {
+      signal.throwIfAborted();
       throw new PodConfigError('PODCONFIG_HANDLER_FAILED', `state-dir: cannot list ${this.#dir}`, {
         cause: err,
         retryable: true,
@@ -225,6 +223,38 @@ function fileName(pod: Pod): string | undefined {
   const name = pod.metadata?.name ?? '';
   if (!NAMESPACE.test(namespace) || !NAME.test(name)) return undefined;
   return `${namespace}_${name}.json`;
+}
+
+/** A FIFO, a device or a directory where a pod file belongs. */
+class NotRegularFileError extends Error {}
+
+/**
+ * The bytes of a pod file, or undefined when there is none. Opened non-blocking, as the manifest reader does, and
+ * checked with fstat: a FIFO would otherwise block the open and the read until a writer came, holding a libuv pool
+ * thread (four in all) for as long, and a device may never end. Such a file is an error, not read.
+ */
+async function readPodFile(file: string, signal: AbortSignal): Promise<Buffer | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err: unknown) {
+    if (isMissing(err)) return undefined;
+    throw err;
+  }
+  try {
+    if (!(await handle.stat()).isFile()) throw new NotRegularFileError(`${file} is not a regular file`);
+    return await handle.readFile({ signal });
+  } finally {
+    await handle.close();
+  }
+}
+
+function fileError(action: 'write' | 'remove', file: string, pod: Pod, err: unknown): PodConfigError {
+  const why = err instanceof NotRegularFileError ? ': it is not a regular file (a FIFO, a device or a directory)' : '';
+  return new PodConfigError('PODCONFIG_HANDLER_FAILED', `state-dir: cannot ${action} ${file} for pod ${podRef(pod)}${why}`, {
+    cause: err,
+    retryable: true,
+  });
 }
 
 function uidOf(text: string): string | undefined {
