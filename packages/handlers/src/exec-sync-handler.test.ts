@@ -1,7 +1,7 @@
 import { watch } from 'node:fs';
 import { access, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
 import { PodConfigError, isPodLister, type Pod } from '@podconfig/core';
 import { makePod, tempDir } from '@podconfig/testing';
@@ -171,6 +171,28 @@ describe(ExecSyncHandler.name, () => {
       await waitForFile(join(tmp.path, 'main.pid'), tmp.path);
       controller.abort();
       await call;
+      const main = Number(await readFile(join(tmp.path, 'main.pid'), 'utf8'));
+      expect(() => process.kill(main, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+    });
+
+    it('returns without an error when the signal aborts, though the timeout passes while a command that ignores SIGTERM is killed', async () => {
+      const command = await script('stubborn.sh',
+        'trap "" TERM\necho $$ > "$OUT/main.pid.tmp"\nmv "$OUT/main.pid.tmp" "$OUT/main.pid"\nwhile :; do sleep 1; done');
+      const controller = new AbortController();
+      // Only the timers runCommand sets are faked: the timeout and the SIGKILL fire when the test says, in that order.
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      try {
+        const call = handler({ command, timeoutMs: 1000, killGraceMs: 5000 })
+          .syncPod({ type: 'create', pod: makePod('a'), source: 'file', attempt: 1 }, controller.signal)
+          .then(() => 'returned', (e: unknown) => e);
+        await waitForFile(join(tmp.path, 'main.pid'), tmp.path); // SIGTERM is ignored from here on
+        controller.abort(); // SIGTERM, ignored; SIGKILL due in 5 s
+        vi.advanceTimersByTime(1000); // the call's timeout passes while the command still runs
+        vi.advanceTimersByTime(4000); // SIGKILL
+        expect(await call).toBe('returned'); // before: PODCONFIG_HANDLER_TIMEOUT
+      } finally {
+        vi.useRealTimers();
+      }
       const main = Number(await readFile(join(tmp.path, 'main.pid'), 'utf8'));
       expect(() => process.kill(main, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
     });

@@ -24,9 +24,9 @@ export interface CommandResult {
   /** The exit code, or null when a signal ended the process. */
   readonly exitCode: number | null;
   readonly exitSignal: NodeJS.Signals | null;
-  /** `timeoutMs` passed and the process group was killed. */
+  /** `timeoutMs` passed, before any abort, and the process group was killed. */
   readonly timedOut: boolean;
-  /** `signal` aborted and the process group was killed. */
+  /** `signal` aborted, before any timeout, and the process group was killed; a timeout is no longer counted. */
   readonly aborted: boolean;
   readonly stdout: Buffer;
   readonly stdoutDropped: number;
@@ -93,6 +93,9 @@ export function runCommand(options: RunCommandOptions, signal: AbortSignal): Pro
     };
     const onAbort = (): void => {
       aborted = true;
+      // The call is over for the caller: a timeout passing while the group is killed (a child that ignores
+      // SIGTERM lives on for killGraceMs) must not turn the abort into a timeout.
+      clearTimeout(timeoutTimer);
       terminate();
     };
     const timeoutTimer = setTimeout(() => {
