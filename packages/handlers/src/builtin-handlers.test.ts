@@ -69,6 +69,7 @@ describe('builtinHandlers', () => {
         .toBe('handler "state-dir": option "dir" must be a non-empty string (the directory)');
       expect((await configError('state-dir', { dir: '/a', arg: '/b' })).message)
         .toBe('handler "state-dir": option "dir" and NAME=ARG both give the directory: use one');
+      expect((await configError('state-dir', { dir: '/var/lib/\u0000x' })).message).toBe('handler "state-dir": option "dir" has a NUL byte');
     });
   });
 
@@ -108,6 +109,22 @@ describe('builtinHandlers', () => {
         [{ command: '/bin/x', shell: true }, 'handler "exec": option "shell" is unknown'],
       ];
       for (const [options, message] of cases) expect((await configError('exec', options)).message).toBe(message);
+    });
+
+    it('rejects a NUL byte in the command, its arguments or the list command, naming the option and not the value', async () => {
+      const secret = 's3cret\u0000tail'; // spawn would refuse it on every call
+      const cases: [Record<string, unknown>, string][] = [
+        [{ command: `/bin/${secret}` }, 'handler "exec": option "command" has a NUL byte'],
+        [{ arg: `/bin/${secret}` }, 'handler "exec": option "command" has a NUL byte'],
+        [{ command: '/bin/x', args: ['-x', secret] }, 'handler "exec": option "args" has a NUL byte in entry 1'],
+        [{ command: '/bin/x', list: `/bin/${secret}` }, 'handler "exec": option "list" has a NUL byte'],
+        [{ command: '/bin/x', list: ['/bin/list', secret] }, 'handler "exec": option "list" has a NUL byte in entry 1'],
+      ];
+      for (const [options, message] of cases) {
+        const err = await configError('exec', options);
+        expect(err.message).toBe(message);
+        expect(inspect(err)).not.toContain('s3cret');
+      }
     });
   });
 
@@ -150,6 +167,7 @@ describe('builtinHandlers', () => {
         [{ url: 'http://h/', headers: { Authorization: 42 } }, 'handler "webhook": option "headers" must map "Authorization" to a string or a list of strings'],
         [{ url: 'http://h/', timeout: '10' }, 'handler "webhook": option "timeout" must be a duration like 30s'],
         [{ url: 'http://h/', timeout: 10 }, 'handler "webhook": option "timeout" must be a duration string like "30s", got the number 10'],
+        [{ url: 'http://h/?token=sekrit\u0000' }, 'handler "webhook": option "url" has a NUL byte'], // not sent as %00
       ];
       for (const [options, message] of cases) {
         const err = await configError('webhook', options);

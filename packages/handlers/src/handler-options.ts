@@ -45,14 +45,14 @@ export class HandlerOptions {
     const value = fromKey ?? fromArg;
     if (value === undefined) throw this.error(key, `is required (the ${what})`);
     if (typeof value !== 'string' || value === '') throw this.error(key, `must be a non-empty string (the ${what})`);
-    return value;
+    return this.#noNul(key, value);
   }
 
   optionalString(key: string): string | undefined {
     const value = this.#options[key];
     if (value === undefined) return undefined;
     if (typeof value !== 'string' || value === '') throw this.error(key, 'must be a non-empty string');
-    return value;
+    return this.#noNul(key, value);
   }
 
   stringArray(key: string): string[] | undefined {
@@ -61,7 +61,7 @@ export class HandlerOptions {
     if (!Array.isArray(value) || !value.every((v): v is string => typeof v === 'string')) {
       throw this.error(key, 'must be a list of strings');
     }
-    return [...value];
+    return this.#noNulList(key, value);
   }
 
   /**
@@ -101,12 +101,27 @@ export class HandlerOptions {
   command(key: string): { command: string; args: string[] } | undefined {
     const value = this.#options[key];
     if (value === undefined) return undefined;
-    if (typeof value === 'string' && value !== '') return { command: value, args: [] };
+    if (typeof value === 'string' && value !== '') return { command: this.#noNul(key, value), args: [] };
     if (Array.isArray(value) && value.length > 0 && value.every((v): v is string => typeof v === 'string') && value[0] !== '') {
-      const [command = '', ...args] = value;
+      const [command = '', ...args] = this.#noNulList(key, value);
       return { command, args };
     }
     throw this.error(key, 'must be a command: a string or a list of strings (program first)');
+  }
+
+  /**
+   * `value`, unless it holds a NUL byte: no program, argument or path can (spawn and fs would throw on every
+   * call; a URL would carry it as %00), so it is refused at startup, as a NUL in an env value is. Not quoted.
+   */
+  #noNul(key: string, value: string): string {
+    if (value.includes('\0')) throw this.error(key, 'has a NUL byte');
+    return value;
+  }
+
+  #noNulList(key: string, values: readonly string[]): string[] {
+    const index = values.findIndex((v) => v.includes('\0'));
+    if (index !== -1) throw this.error(key, `has a NUL byte in entry ${index}`);
+    return [...values];
   }
 
   /** Headers in order: a map (name → value or list of values) or a list of [name, value] pairs. */
