@@ -162,6 +162,27 @@ describe(WebhookSyncHandler.name, () => {
       expect(server.requests).toHaveLength(50);
     });
 
+    it('runs more than ten calls at once without a MaxListenersExceededWarning', async () => {
+      const calls = 12;
+      const held: ServerResponse[] = [];
+      const server = await serve((_req, res) => {
+        held.push(res);
+        if (held.length === calls) for (const r of held) r.end(); // answer once all are in flight
+      });
+      const handler = webhook({ url: new URL(`${server.origin}/hook`) });
+      const warnings: Error[] = [];
+      const onWarning = (w: Error): void => void warnings.push(w);
+      process.on('warning', onWarning);
+      try {
+        await Promise.all(Array.from({ length: calls }, () =>
+          handler.syncPod({ type: 'resync', pod, source: 'file', attempt: 1 }, new AbortController().signal)));
+        await new Promise<void>((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+      } finally {
+        process.off('warning', onWarning);
+      }
+      expect(warnings.map((w) => w.name)).not.toContain('MaxListenersExceededWarning');
+    });
+
     it('sends the configured headers in order, repeated names included', async () => {
       const server = await serve(status(200));
       await webhook({

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
 import {
@@ -85,6 +86,8 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
       ...(options.ca === undefined ? {} : { connect: { ca: options.ca } }),
     });
     this.#log = componentLogger(options.logger, 'sync.webhook', { url: this.#where });
+    // One listener per call in flight, each removed when its call ends: no leak for Node.js to warn of.
+    setMaxListeners(0, this.#closing.signal);
   }
 
   async syncPod(request: SyncPodRequest, signal: AbortSignal): Promise<void> {
