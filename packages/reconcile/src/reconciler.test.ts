@@ -1024,6 +1024,36 @@ describe(Reconciler.name, () => {
       expect(handler.seen('kill')).toHaveLength(2);
     });
 
+    it('keeps cleaning up after an answer that is no list or holds null entries (plain JavaScript handlers)', async () => {
+      const clock = new ManualClock();
+      const lines: Record<string, unknown>[] = [];
+      const warnLogger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+      let report: () => unknown = () => 'not an array';
+      const handler = new ListingHandler('h', () => report() as readonly ActualPod[]);
+      const h = start({ handlers: [handler], clock, sources: ['file'], syncFrequencyMs: 60_000, logger: warnLogger });
+      await h.feed.push('file', 'ADD', [pod('a')]);
+      await handler.lists.count(1);
+      await handler.ended.count(1);
+      report = () => [null, 'x', { uid: 'uid-a' }, { uid: 'uid-orphan' }];
+      await clock.sleeping(60_000);
+      clock.advance(60_000);
+      await handler.lists.count(2);
+      await handler.ended.count(2);
+      // The period after, the clean-up still runs: one bad answer did not end it.
+      report = () => [{ uid: 'uid-a' }];
+      await clock.sleeping(60_000);
+      clock.advance(60_000);
+      await handler.lists.count(3);
+      await h.stop();
+      // Not treated as "nothing runs": pod a was created once, never re-created for a missing list (resyncs aside).
+      expect(handler.seen().filter((call) => !call.endsWith(':resync'))).toEqual(['uid-a:create', 'uid-orphan:orphaned']);
+      expect(lines.map((l) => l['msg'])).toEqual([
+        'listPods returned no array; retrying next period',
+        'listPods returned entries that are not { uid, namespace, name } objects; ignored',
+      ]);
+      expect(lines[1]).toMatchObject({ handler: 'h', ignored: 2 });
+    });
+
     it('logs an orphan the handler listed by UID alone by its UID, without an empty pod name', async () => {
       const lines: Record<string, unknown>[] = [];
       const infoLogger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });

@@ -519,16 +519,21 @@ export class Reconciler {
   // ---- orphan clean-up -------------------------------------------------------------------
 
   async #sweepLoop(lane: HandlerLane, lister: PodLister, signal: AbortSignal): Promise<void> {
-    try {
-      await this.#whenAllReady(signal);
-      while (!signal.aborted) {
+    await this.#whenAllReady(signal);
+    while (!signal.aborted) {
+      try {
         await this.#sweep(lane, lister, signal);
+      } catch (err: unknown) {
+        // One bad sweep (a bug, a handler's odd answer) must not end the clean-up for the rest of the run.
         if (signal.aborted) return;
-        await this.#clock.sleep(this.#syncFrequencyMs, signal);
+        this.#log.warn({ err, handler: lane.name }, 'orphan clean-up failed; retrying next period');
       }
-    } catch (err: unknown) {
       if (signal.aborted) return;
-      this.#log.error({ err, handler: lane.name }, 'orphan clean-up stopped');
+      try {
+        await this.#clock.sleep(this.#syncFrequencyMs, signal);
+      } catch {
+        return; // aborted
+      }
     }
   }
 
@@ -554,13 +559,25 @@ export class Reconciler {
       this.#log.warn({ handler: lane.name, err: result.err }, 'listPods failed; retrying next period');
       return;
     }
+    // Plain JavaScript handlers are not held to the type: an answer that is no list would make every pod look missing.
+    const listed: unknown = result.value;
+    if (!Array.isArray(listed)) {
+      this.#log.warn({ handler: lane.name, got: listed === null ? 'null' : typeof listed }, 'listPods returned no array; retrying next period');
+      return;
+    }
+    let ignored = 0;
     const reportedUids = new Set<string>();
     const reportedNames = new Set<string>();
     let desiredNames: Set<string> | undefined;
     const mayKill = this.#o.orphanKillsAllowed?.() ?? true;
     let orphans = 0;
     let held = 0;
-    for (const actual of result.value) {
+    for (const entry of listed as unknown[]) {
+      const actual = runningPodOf(entry);
+      if (actual === undefined) {
+        ignored += 1;
+        continue;
+      }
       const { uid, namespace, name } = actual;
       const nameKey = name === undefined ? undefined : podKey({ metadata: { name, ...(namespace === undefined ? {} : { namespace }) } });
       let desired: boolean;
@@ -596,8 +613,9 @@ export class Reconciler {
       if (!record.desired || reportedUids.has(record.key) || reportedNames.has(podKey(record.pod))) continue;
       if (lane.recreate(record, sinceSeq)) missing += 1;
     }
+    if (ignored > 0) this.#log.warn({ handler: lane.name, ignored }, 'listPods returned entries that are not { uid, namespace, name } objects; ignored');
     if (held > 0) this.#log.info({ handler: lane.name, held }, 'orphan kills held: a source has not answered definitively yet');
-    this.#log.debug({ handler: lane.name, reported: result.value.length, orphans, held, missing }, 'orphan clean-up done');
+    this.#log.debug({ handler: lane.name, reported: listed.length, orphans, held, missing }, 'orphan clean-up done');
   }
 
   // ---- observer --------------------------------------------------------------------------
@@ -648,4 +666,18 @@ function lastEntry<K, V>(map: ReadonlyMap<K, V> | undefined): [K, V] | undefined
   let last: [K, V] | undefined;
   if (map !== undefined) for (const entry of map) last = entry;
   return last;
+}
+
+/**
+ * An entry of a `listPods()` answer as the reconciler reads it: an object whose `uid`, `namespace` and `name` are
+ * strings where given (others count as not given), or `undefined` for anything else (`null`, a string).
+ */
+function runningPodOf(entry: unknown): ActualPod | undefined {
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return undefined;
+  const { uid, namespace, name } = entry as Record<string, unknown>;
+  return {
+    ...(typeof uid === 'string' ? { uid } : {}),
+    ...(typeof namespace === 'string' ? { namespace } : {}),
+    ...(typeof name === 'string' ? { name } : {}),
+  };
 }
