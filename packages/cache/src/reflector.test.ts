@@ -376,6 +376,33 @@ describe(Reflector.name, () => {
       expect(names(r.store.snapshot())).toEqual(['default/a', 'default/b']);
     });
 
+    it('ends the failure streak when the server answers the re-watch, before any event or bookmark arrives', async () => {
+      const r = start();
+      await watching(1);
+      server.resetWatches();
+      // The fault ran its course once a second watch is open on the reflector's side.
+      await vi.waitFor(() => expect(watches().length >= 2 && r.reflector.status().connected).toBe(true), { interval: 5 });
+      expect(r.reflector.status()).toMatchObject({
+        consecutiveFailures: 0,
+        events: 0,
+        relists: 0,
+        lastError: { code: 'PODCONFIG_SOURCE_UNAVAILABLE' },
+      });
+      expect(r.clock.sleeps).toEqual([800]);
+    });
+
+    it('still relists after 5 very short watches in a row, although each one opened', async () => {
+      const r = start();
+      await watching(1);
+      server.failNext('watch', { kind: 'close' }, { times: 5 });
+      server.closeWatches();
+      await watching(7);
+      expect(watches().slice(1, 6).every((w) => w.status === 200)).toBe(true);
+      expect(lists()).toHaveLength(2);
+      expect(r.clock.sleeps).toEqual([800, 1600, 3200, 6400, 12800]);
+      expect(r.reflector.status()).toMatchObject({ relists: 1, consecutiveFailures: 0 });
+    });
+
     it('re-watches (not relists) after a very short watch, which counts as a failed attempt', async () => {
       const r = start();
       await watching(1);

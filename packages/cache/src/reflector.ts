@@ -74,6 +74,10 @@ export interface ReflectorStatus {
   readonly events: number;
   /** Watch changes whose object did not decode when applied (each ended its stream with a relist). */
   readonly undecodableEvents: number;
+  /**
+   * Failures since the last success (the failure streak). A success is a completed sync (list or streaming
+   * list), a watch request the server answered with a stream (200), or an accepted watch event.
+   */
   readonly consecutiveFailures: number;
   /** Last successful sync or received event. */
   readonly lastSyncTime?: Date;
@@ -447,6 +451,7 @@ export class Reflector<T extends KubeObject> {
     try {
       const stream = await this.#openStream({ resourceVersion: this.#lastSyncRV }, signal);
       stream.watchdog.arm(stream.timeoutSeconds * 1000 + this.#stallTimeoutMs);
+      this.#watchEstablished();
       return { phase: 'Streaming', stream };
     } catch (err: unknown) {
       if (signal.aborted) return { phase: 'Watching' };
@@ -724,6 +729,19 @@ export class Reflector<T extends KubeObject> {
     this.#log[first ? 'info' : 'debug']({ items, resourceVersion, via }, first ? 'initial sync complete' : 'resynced');
   }
 
+  /**
+   * The server answered a watch request (200, the stream is open): the watch is re-established, as client-go's
+   * reflector counts it (its `Watch()` returned a watcher), so the failure streak ends here. A watch that rarely
+   * sees an event (one Node) would otherwise stay "failing" until its next bookmark. The count of failed watch
+   * attempts is left alone: a stream that then ends within 1 s without an event is still a failed attempt (the
+   * very short watch), and 5 of them in a row relist.
+   */
+  #watchEstablished(): void {
+    if (this.#consecutiveFailures === 0) return;
+    this.#log.info({ failures: this.#consecutiveFailures }, 'reflector recovered: watch re-established');
+    this.#consecutiveFailures = 0;
+  }
+
   /** A success after failures: clear the streak (the backoff itself resets only after 2 quiet minutes, D12). */
   #healthy(): void {
     if (this.#consecutiveFailures > 0) this.#log.info({ failures: this.#consecutiveFailures }, 'reflector recovered');
@@ -745,7 +763,9 @@ export class Reflector<T extends KubeObject> {
     let delayMs = this.#backoff.next();
     if (isStatusError(err) && err.retryAfterSeconds !== undefined) delayMs = Math.max(delayMs, err.retryAfterSeconds * 1000);
     const fields = { err, retryInMs: Math.round(delayMs), failures: this.#consecutiveFailures, next: then.phase };
-    if (this.#consecutiveFailures <= WARN_FAILURES) this.#log.warn(fields, message);
+    // A watch that opens and then fails at once (very short) ends each streak after one failure: its failed
+    // attempts keep the warnings throttled until a relist.
+    if (this.#consecutiveFailures <= WARN_FAILURES && this.#failedWatchAttempts <= WARN_FAILURES) this.#log.warn(fields, message);
     else this.#log.debug(fields, message);
     return { phase: 'BackingOff', delayMs, then };
   }

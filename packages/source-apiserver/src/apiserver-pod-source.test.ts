@@ -107,6 +107,7 @@ function withManagedFields(pod: Pod): Pod {
 
 const isPods = (r: FakeRequest): boolean => r.path === '/api/v1/pods';
 const isNodes = (r: FakeRequest): boolean => r.path === '/api/v1/nodes';
+const isPodsPath = (path: string): boolean => path === '/api/v1/pods';
 
 describe(ApiserverPodSource.name, () => {
   describe('constructor', () => {
@@ -398,6 +399,35 @@ describe(ApiserverPodSource.name, () => {
       expect(status.counters.watch_restarts).toBeGreaterThan(before);
       expect(status.counters.relists).toBe(1);
       expect(status.details.lastResourceVersion).toBe(fake.resourceVersion);
+    });
+
+    it('is healthy again once both watches are re-established after a fault, with no event or bookmark since', async () => {
+      const fake = await fakeServer();
+      fake.createPod(makePod('p1', { nodeName: NODE }));
+      const client = kubeClient(fake);
+      /** Watch streams the client handed out, by path (the reflector holds one once it is counted here). */
+      const opened: string[] = [];
+      const counting: ResourceClient = {
+        getJSON: (path, query, signal) => client.getJSON(path, query, signal),
+        watchJSON: async (path, query, signal, options) => {
+          const stream = await client.watchJSON(path, query, signal, options);
+          opened.push(path);
+          return stream;
+        },
+      };
+      const run = start(counting);
+      await run.next();
+      await until(() => opened.length === 2);
+      expect(run.source.status().healthy).toBe(true);
+      fake.resetWatches();
+      // Both reflectors failed (the reset) and each has a new watch stream: the fault is over.
+      await until(() => opened.filter(isPodsPath).length === 2 && opened.filter((p) => !isPodsPath(p)).length === 2);
+      await tick(); // the reflectors take the stream they asked for
+      const status = run.source.status();
+      expect(status.counters.errors).toBe(2);
+      expect(status.lastError).toMatchObject({ code: 'PODCONFIG_SOURCE_UNAVAILABLE' });
+      expect(status.details.events).toBe(0);
+      expect(status).toMatchObject({ healthy: true, details: { connected: true } });
     });
 
     it('stops both reflectors and closes their watches when the signal aborts', async () => {
