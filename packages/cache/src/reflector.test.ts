@@ -274,6 +274,19 @@ describe(Reflector.name, () => {
       expect(r.pushes).toHaveLength(1);
     });
 
+    it('counts a bookmark as a received event for lastSyncTime', async () => {
+      const r = start();
+      await watching(1);
+      const synced = r.reflector.status().lastSyncTime;
+      r.clock.advance(60_000);
+      server.createPod(makePod('elsewhere', { nodeName: 'n2' })); // invisible to this selector: the bookmark moves the RV
+      server.sendBookmarks();
+      await vi.waitFor(() => expect(r.reflector.status().lastSyncResourceVersion).toBe(server.resourceVersion), { interval: 5 });
+      expect(synced).toBeDefined();
+      expect(r.reflector.status().lastSyncTime).toEqual(new Date(synced!.getTime() + 60_000));
+      expect(r.pushes).toHaveLength(1);
+    });
+
     it('skips objects of the wrong kind without advancing the RV (checklist 61)', async () => {
       const r = start();
       await watching(1);

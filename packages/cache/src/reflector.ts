@@ -79,7 +79,7 @@ export interface ReflectorStatus {
    * list), a watch request the server answered with a stream (200), or an accepted watch event.
    */
   readonly consecutiveFailures: number;
-  /** Last successful sync or received event. */
+  /** Last successful sync or received watch event (bookmarks included). */
   readonly lastSyncTime?: Date;
   readonly lastError?: { readonly message: string; readonly code?: string; readonly time: Date };
 }
@@ -511,6 +511,8 @@ export class Reflector<T extends KubeObject> {
         this.#healthy();
       }
       const rv = head === undefined ? event.object.metadata?.resourceVersion : head.resourceVersion;
+      // Every received event counts, bookmarks included: they prove the stream is alive and current.
+      this.#lastSyncTime = this.#clock.now();
       if (event.type !== 'BOOKMARK') {
         const key = head === undefined ? metaNamespaceKey(event.object) : headKey(head);
         const replaced = this.#addPending(key, event);
@@ -523,7 +525,6 @@ export class Reflector<T extends KubeObject> {
         }
         this.#scheduleApply();
         this.#events++;
-        this.#lastSyncTime = this.#clock.now();
         if (this.#log.isLevelEnabled('trace')) this.#log.trace({ type: event.type, resourceVersion: rv }, 'watch event');
       }
       if (rv !== undefined && rv !== '') this.#lastSyncRV = rv;
