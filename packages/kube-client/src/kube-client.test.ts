@@ -431,6 +431,26 @@ describe(KubeClient.name, () => {
       expect(url).toBe('/api/v1/pods?resourceVersion=5&watch=true');
     });
 
+    it('ends quietly, with an info line, when the server ends the chunked body mid-line (unexpected EOF, not a decode error)', async () => {
+      const cut = '{"type":"MODIFIED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"pod-1","namespace":"ns","annotations":{"secret":"hunter2"';
+      const s = await serve(async (req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write(`${JSON.stringify(events[0])}\n`);
+        res.end(cut); // a complete chunked body (terminator sent) whose last line is cut off
+      });
+      const { logger, lines } = capture();
+      const c = client(clusterConfig(s.url), { logger });
+      for (const scanHeads of [false, true]) {
+        const got: unknown[] = [];
+        for await (const e of await c.watchJSON('/api/v1/pods', q({ resourceVersion: '5' }), signal, { scanHeads })) got.push(e);
+        expect(got).toEqual([events[0]]);
+      }
+      const eofs = lines.filter((l) => l.msg === 'watch stream ended mid-line (unexpected EOF)');
+      expect(eofs).toHaveLength(2);
+      expect(eofs[0]).toMatchObject({ level: 30, path: '/api/v1/pods', line: 2, bytes: Buffer.byteLength(cut) });
+      expect(JSON.stringify(lines)).not.toContain('hunter2');
+    });
+
     it('with scanHeads, yields change events in the API server layout undecoded, and everything else decoded', async () => {
       const apiEvents = [
         ...events.slice(0, 6).map((e) => ({

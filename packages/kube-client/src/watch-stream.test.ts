@@ -106,6 +106,27 @@ describe(WatchStream.name, () => {
       expect(await collect(stream(s))).toEqual([event(1), event(2)]);
     });
 
+    it('ends without an error at a last line cut off mid-event (unexpected EOF), reporting its number and size, head-scanned or not', async () => {
+      // Cut after a member that ends in `}`: up to there it looks like a whole line in the API server's layout.
+      const cut = '{"type":"MODIFIED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","namespace":"ns","resourceVersion":"7","labels":{"x":"y"}';
+      for (const scanHeads of [false, true]) {
+        const eofs: { line: number; bytes: number }[] = [];
+        const s = source([Buffer.from(`${JSON.stringify(event(1))}\n${cut.slice(0, 40)}`), Buffer.from(cut.slice(40))]);
+        const w = new WatchStream({
+          chunks: s.chunks,
+          release: () => s.release(),
+          readError: (err) => err,
+          describe: 'GET /api/v1/pods',
+          signal: new AbortController().signal,
+          scanHeads,
+          onUnexpectedEof: (details) => void eofs.push(details),
+        });
+        expect(await collect(w)).toEqual([event(1)]);
+        expect(eofs).toEqual([{ line: 2, bytes: cut.length }]);
+        expect(s.released()).toBe(0);
+      }
+    });
+
     it('throws PODCONFIG_WATCH_DECODE for a line that is not JSON, without quoting it, and releases the body', async () => {
       const s = source([Buffer.from(`${JSON.stringify(event(1))}\n{"type":"ADDED","object":{"secret":"hunter2"\n`)]);
       const w = stream(s);

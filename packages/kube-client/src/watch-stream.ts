@@ -29,6 +29,11 @@ export interface WatchStreamOptions {
   readonly scanHeads?: boolean;
   /** How a {@link ScannedWatchEvent} decodes its object. */
   readonly decode?: WatchDecodeOptions;
+  /**
+   * Called when the body ends inside a line that is not JSON (the server or a proxy closed the stream mid-line:
+   * Go's unexpected EOF). The iterator then ends normally, as client-go's stream watcher closes the watch.
+   */
+  readonly onUnexpectedEof?: (details: { readonly line: number; readonly bytes: number }) => void;
 }
 
 /**
@@ -38,7 +43,8 @@ export interface WatchStreamOptions {
  *
  * A line split across chunks is kept as pieces and joined once its newline arrives (no quadratic
  * concatenation). A line that is not JSON, or not an object with a string `type`, throws
- * `PODCONFIG_WATCH_DECODE` (the reflector relists). The stream ends when the server closes it,
+ * `PODCONFIG_WATCH_DECODE` (the reflector relists), except an unfinished last line when the body ends (an
+ * unexpected EOF: reported to `onUnexpectedEof`, and the stream ends). The stream ends when the server closes it,
  * or when the signal aborts (abort is a normal end). `return()` releases the connection.
  */
 export class WatchStream implements AsyncIterableIterator<unknown> {
@@ -75,7 +81,7 @@ export class WatchStream implements AsyncIterableIterator<unknown> {
         this.#done = true;
         this.#released = true; // the body ended: nothing to release
         if (this.#pendingBytes > 0) {
-          const event = this.#decodePending(Buffer.alloc(0));
+          const event = this.#decodeLast();
           if (event !== undefined) return { done: false, value: event };
         }
         return DONE;
@@ -145,6 +151,28 @@ export class WatchStream implements AsyncIterableIterator<unknown> {
     return this.#decode(line, 0, line.length);
   }
 
+  /**
+   * The bytes after the last newline when the body ended. A whole event (a server that does not end its last
+   * line) is decoded; anything else that is not JSON was cut off mid-line: an unexpected EOF, which ends the
+   * stream like a normal close (spec §5.3; client-go's StreamWatcher logs it and closes the watch), not a
+   * decode error that would relist. Not head-scanned: a cut line can look like a whole one up to its last `}`.
+   */
+  #decodeLast(): unknown {
+    const line = Buffer.concat(this.#pending, this.#pendingBytes);
+    this.#pending.length = 0;
+    this.#pendingBytes = 0;
+    this.#line++;
+    const text = line.toString('utf8');
+    let event: unknown;
+    try {
+      event = JSON.parse(text);
+    } catch {
+      if (!JSON_BLANK.test(text)) this.#o.onUnexpectedEof?.({ line: this.#line, bytes: line.length });
+      return undefined;
+    }
+    return this.#checkEvent(event);
+  }
+
   /** Decodes bytes [start, end) as one event; blank lines give undefined. */
   #decode(buf: Buffer, start: number, end: number): unknown {
     this.#line++;
@@ -161,6 +189,10 @@ export class WatchStream implements AsyncIterableIterator<unknown> {
       if (JSON_BLANK.test(text)) return undefined;
       throw this.#bad(`is not valid JSON (${end - start} bytes)`);
     }
+    return this.#checkEvent(event);
+  }
+
+  #checkEvent(event: unknown): unknown {
     if (typeof event !== 'object' || event === null || typeof (event as { type?: unknown }).type !== 'string') {
       throw this.#bad('is not a watch event (an object with a string "type")');
     }
