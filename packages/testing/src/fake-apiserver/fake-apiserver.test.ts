@@ -427,6 +427,31 @@ describe(FakeApiServer.name, () => {
         w.close();
       }
     });
+    it('splits slow writes by UTF-8 bytes, so a surrogate pair at the cut arrives intact', async () => {
+      server.slowWritesMs = 1;
+      const res = await request(`${server.url}/api/v1/pods?watch=true&resourceVersion=${server.resourceVersion}`, { dispatcher: agent });
+      try {
+        // The middle of each line falls inside the run of 𝄞 (two UTF-16 units, four UTF-8 bytes); one more
+        // 'xx' shifts it by one unit, so some of these lines have their string middle between a pair's halves.
+        const notes = [0, 2, 4, 6].map((k) => `${'x'.repeat(k)}${'𝄞'.repeat(2000)}`);
+        notes.forEach((note, i) => {
+          const pod = makePod(`p${i}`);
+          server.createPod({ ...pod, metadata: { ...pod.metadata, annotations: { note } } });
+        });
+        const chunks: Buffer[] = [];
+        let newlines = 0;
+        for await (const chunk of res.body) {
+          chunks.push(chunk as Buffer);
+          newlines += (chunk as Buffer).filter((b) => b === 0x0a).length;
+          if (newlines === notes.length) break;
+        }
+        const lines = Buffer.concat(chunks).toString('utf8').trimEnd().split('\n');
+        const got = lines.map((line) => (JSON.parse(line) as { object: { metadata: { annotations: { note: string } } } }).object.metadata.annotations.note);
+        expect(got).toEqual(notes);
+      } finally {
+        res.body.destroy();
+      }
+    });
   });
 
   describe('security', () => {

@@ -95,10 +95,13 @@ export class WatchStream {
         this.#queuedBytes -= chunk.length;
         this.#wakeDrainWaiters();
         if (slow > 0) {
-          const half = Math.max(1, Math.floor(chunk.length / 2));
-          if (!(await this.#writeChunk(chunk.slice(0, half)))) return;
+          // Split the UTF-8 bytes, not the string: a cut inside a multi-byte character is what a client must
+          // handle, while a cut between the halves of a surrogate pair would send two U+FFFD instead.
+          const bytes = Buffer.from(chunk, 'utf8');
+          const half = Math.max(1, Math.floor(bytes.length / 2));
+          if (!(await this.#writeChunk(bytes.subarray(0, half)))) return;
           await new Promise((resolve) => setTimeout(resolve, slow));
-          if (!(await this.#writeChunk(chunk.slice(half)))) return;
+          if (!(await this.#writeChunk(bytes.subarray(half)))) return;
         } else if (!(await this.#writeChunk(chunk))) {
           return;
         }
@@ -110,7 +113,7 @@ export class WatchStream {
   }
 
   /** Writes with back-pressure; false when the stream closed meanwhile. */
-  async #writeChunk(chunk: string): Promise<boolean> {
+  async #writeChunk(chunk: string | Uint8Array): Promise<boolean> {
     if (this.#closed) return false;
     if (this.#res.write(chunk)) return true;
     await new Promise<void>((resolve) => {
