@@ -4,6 +4,7 @@ export type {
   ChangeEvent,
   BookmarkEvent,
   ErrorEvent,
+  UnknownEvent,
   KubeObject,
 } from './watch-event.js';
 export { INITIAL_EVENTS_END_ANNOTATION } from './watch-event.js';

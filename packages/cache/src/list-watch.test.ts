@@ -168,7 +168,7 @@ describe(ListWatch.name, () => {
       const out = await collect(await lw.watch({ resourceVersion: '1', allowWatchBookmarks: true, timeoutSeconds: 300 }, signal));
       expect(seen).toEqual([events[0]!.object, events[1]!.object, events[3]!.object]);
       expect(out.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'BOOKMARK', 'DELETED', 'ERROR']);
-      expect(out.map((e) => (e.type === 'ERROR' ? undefined : e.object.metadata?.labels))).toEqual([
+      expect(out.map((e) => (e.type === 'ERROR' || e.type === 'UNKNOWN' ? undefined : e.object.metadata?.labels))).toEqual([
         { transformed: 'yes' },
         { transformed: 'yes' },
         undefined,
@@ -189,8 +189,21 @@ describe(ListWatch.name, () => {
       await expect(collect(stream)).rejects.toSatisfy((err) => PodConfigError.is(err, 'PODCONFIG_WATCH_DECODE') && err.cause === boom);
     });
 
-    it('throws PODCONFIG_WATCH_DECODE for an event without a known type or an object', async () => {
-      for (const bad of [{ type: 'WHATEVER', object: {} }, { type: 'ADDED' }, 'line', null]) {
+    it('passes an event of an unknown type on as UNKNOWN with its wire type, untransformed (spec §5.3: the Reflector logs it)', async () => {
+      const transform = (): Pod => {
+        throw new Error('not for unknown events');
+      };
+      const events = [{ type: 'WHATEVER', object: { metadata: { resourceVersion: '7' } } }, { type: 'UNKNOWN' }];
+      const lw = new ListWatch<Pod>({ client: new RecordingClient(undefined, events), path: '/api/v1/pods', kind: 'Pod', transform });
+      const stream = await lw.watch({ resourceVersion: '5', allowWatchBookmarks: true, timeoutSeconds: 300 }, signal);
+      expect(await collect(stream)).toEqual([
+        { type: 'UNKNOWN', wireType: 'WHATEVER', object: { metadata: { resourceVersion: '7' } } },
+        { type: 'UNKNOWN', wireType: 'UNKNOWN', object: undefined },
+      ]);
+    });
+
+    it('throws PODCONFIG_WATCH_DECODE for an event without a type, or a known one without an object', async () => {
+      for (const bad of [{ type: 7, object: {} }, { type: 'ADDED' }, 'line', null]) {
         const lw = new ListWatch<Pod>({ client: new RecordingClient(undefined, [bad]), path: '/api/v1/pods', kind: 'Pod' });
         const stream = await lw.watch({ resourceVersion: '5', allowWatchBookmarks: true, timeoutSeconds: 300 }, signal);
         await expect(collect(stream)).rejects.toSatisfy((err) => PodConfigError.is(err, 'PODCONFIG_WATCH_DECODE'));

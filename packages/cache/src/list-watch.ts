@@ -142,9 +142,8 @@ function decodeEvents<T>(
     if (result.done === true) return { done: true, value: undefined };
     const value = result.value;
     if (isScannedEvent(value)) return { done: false, value: new DeferredChangeEvent<T>(value, finish) };
-    if (!isRecord(value) || typeof value.type !== 'string' || !EVENT_TYPES.has(value.type)) {
-      throw decodeError('watch event has no known type');
-    }
+    if (!isRecord(value) || typeof value.type !== 'string') throw decodeError('watch event has no type');
+    if (!EVENT_TYPES.has(value.type)) return { done: false, value: { type: 'UNKNOWN', wireType: value.type, object: value.object } };
     if (!isRecord(value.object)) throw decodeError(`watch ${value.type} event has no object`);
     const object =
       transform !== undefined && CHANGE_TYPES.has(value.type) ? transformed(transform, value.object as T, `watch ${value.type} object`) : value.object;

@@ -287,6 +287,30 @@ describe(Reflector.name, () => {
       expect(r.pushes).toHaveLength(1);
     });
 
+    it('logs an event of an unknown type (warns once per type and stream), takes its RV and goes on, without a relist (spec §5.3)', async () => {
+      const lines: Record<string, unknown>[] = [];
+      const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+      const r = start({ logger });
+      await watching(1);
+      server.injectWatchEvent('FUTURE', { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: '9000' } });
+      server.injectWatchEvent('FUTURE', { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: '9001' } });
+      server.injectWatchEvent('OTHER', 'no metadata');
+      await vi.waitFor(() => expect(r.reflector.status().lastSyncResourceVersion).toBe('9001'), { interval: 5 });
+      server.createPod(makePod('a', { nodeName: 'n1' }));
+      await r.pushed(() => r.pushes.length === 2);
+      expect(names(r.store.snapshot())).toEqual(['default/a']);
+      expect(r.reflector.status()).toMatchObject({ relists: 0, events: 1, undecodableEvents: 0, consecutiveFailures: 0 });
+      expect(r.reflector.status().lastError).toBeUndefined();
+      expect(lists()).toHaveLength(1);
+      expect(watches()).toHaveLength(1);
+      const unknown = lines.filter((l) => l.msg === 'unknown watch event type, ignored').map((l) => [l.level, l.type, l.resourceVersion]);
+      expect(unknown).toEqual([
+        [40, 'FUTURE', '9000'],
+        [20, 'FUTURE', '9001'],
+        [40, 'OTHER', undefined],
+      ]);
+    });
+
     it('skips objects of the wrong kind without advancing the RV (checklist 61)', async () => {
       const r = start();
       await watching(1);

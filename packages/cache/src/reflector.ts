@@ -20,6 +20,7 @@ import {
   type BookmarkEvent,
   type ChangeEvent,
   type KubeObject,
+  type UnknownEvent,
   type WatchEvent,
 } from './watch-event.js';
 import { Watchdog } from './watchdog.js';
@@ -120,6 +121,8 @@ interface OpenStream<T> {
   /** While waiting for the initial-events-end bookmark of a streaming list. */
   initial: boolean;
   stalled: boolean;
+  /** Unknown event types seen on this stream (each is warned about once). */
+  unknownTypes: Set<string> | undefined;
 }
 
 /**
@@ -358,6 +361,10 @@ export class Reflector<T extends KubeObject> {
         await this.#close(stream);
         return this.#watchListFailed(statusErrorFromObject(event.object), rv);
       }
+      if (event.type === 'UNKNOWN') {
+        this.#unknown(stream, event); // its RV does not matter before the end bookmark
+        continue;
+      }
       if (!this.#accepts(event)) continue;
       stream.events++;
       if (event.type === 'BOOKMARK') {
@@ -502,6 +509,15 @@ export class Reflector<T extends KubeObject> {
         await this.#close(stream);
         return this.#watchFailed(undecodable ?? statusErrorFromObject(event.object), this.#isShort(stream));
       }
+      if (event.type === 'UNKNOWN') {
+        // client-go's watchHandler: logged, nothing applied, but an event like any other (its RV is taken).
+        const rv = this.#unknown(stream, event);
+        if (rv === undefined) continue;
+        if (stream.events++ === 0) this.#healthy();
+        this.#lastSyncTime = this.#clock.now();
+        if (rv !== '') this.#lastSyncRV = rv;
+        continue;
+      }
       if (!this.#accepts(event)) continue;
       const head = event instanceof DeferredChangeEvent ? event.head : undefined;
       if (stream.events++ === 0) {
@@ -641,6 +657,7 @@ export class Reflector<T extends KubeObject> {
         events: 0,
         initial: false,
         stalled: false,
+        unknownTypes: undefined,
       };
       this.#open = stream;
       return stream;
@@ -697,6 +714,25 @@ export class Reflector<T extends KubeObject> {
   }
 
   // ── bookkeeping ───────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Logs an event of a type this version does not know (warn once per type and stream, then debug) and returns
+   * its object's RV (`""` when it has none), or undefined when the object has no metadata (client-go: "unable to
+   * understand watch event", skipped).
+   */
+  #unknown(stream: OpenStream<T>, event: UnknownEvent): string | undefined {
+    const metadata = (event.object as KubeObject | null | undefined)?.metadata;
+    const rv = typeof metadata === 'object' && metadata !== null ? (typeof metadata.resourceVersion === 'string' ? metadata.resourceVersion : '') : undefined;
+    const fields = { type: event.wireType, ...(rv === undefined ? {} : { resourceVersion: rv }) };
+    stream.unknownTypes ??= new Set();
+    if (stream.unknownTypes.has(event.wireType)) {
+      this.#log.debug(fields, 'unknown watch event type, ignored');
+    } else {
+      stream.unknownTypes.add(event.wireType);
+      this.#log.warn(fields, 'unknown watch event type, ignored');
+    }
+    return rv;
+  }
 
   #accepts(event: ChangeEvent<T> | BookmarkEvent<T>): boolean {
     if (event instanceof DeferredChangeEvent) {

@@ -36,8 +36,19 @@ export interface ErrorEvent {
   readonly object: unknown;
 }
 
+/**
+ * An event whose wire `type` is none of the above (a newer server's, or a broken one's): `type` is `UNKNOWN`
+ * and `wireType` says what the server sent (`UNKNOWN` included). The Reflector logs it and goes on, as client-go
+ * does (spec §5.3), advancing the RV when `object` has one.
+ */
+export interface UnknownEvent {
+  readonly type: 'UNKNOWN';
+  readonly wireType: string;
+  readonly object: unknown;
+}
+
 /** One decoded event of a watch stream. */
-export type WatchEvent<T> = ChangeEvent<T> | BookmarkEvent<T> | ErrorEvent;
+export type WatchEvent<T> = ChangeEvent<T> | BookmarkEvent<T> | ErrorEvent | UnknownEvent;
 
 /** The bookmark annotation that ends the initial events of a streaming list (watch-list). */
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
