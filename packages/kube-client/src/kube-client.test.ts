@@ -158,6 +158,21 @@ beforeAll(async () => {
 });
 
 describe(KubeClient.name, () => {
+  describe('constructor', () => {
+    it('refuses a negative or non-finite timeoutMs with PODCONFIG_CONFIG_INVALID, as it refuses bad qps and burst', () => {
+      for (const timeoutMs of [-1, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
+        expect(() => new KubeClient({ config: clusterConfig('http://127.0.0.1:1'), logger: silent, timeoutMs }), String(timeoutMs)).toThrow(
+          expect.objectContaining({ code: 'PODCONFIG_CONFIG_INVALID', message: expect.stringContaining(`timeoutMs must be a finite number`) }),
+        );
+      }
+    });
+
+    it('takes timeoutMs 0 as no timeout (client-go rest.Config.Timeout), not as an argument undici refuses', async () => {
+      const s = await serve((_req, res) => void res.end('{"ok":true}'));
+      expect(await client(clusterConfig(s.url), { timeoutMs: 0 }).getJSON('/api', q(), signal)).toEqual({ ok: true });
+    });
+  });
+
   describe('getJSON()', () => {
     it('GETs the path under the server prefix with the query, JSON accept and user agent, and parses the body', async () => {
       let seen: IncomingMessage | undefined;

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { PodConfigError, REDIRECT_STATUSES, redirectTarget, safeUrl, systemClock, type Clock } from '@podconfig/core';
+import { ConfigInvalidError, PodConfigError, REDIRECT_STATUSES, redirectTarget, safeUrl, systemClock, type Clock } from '@podconfig/core';
 import type { Logger } from 'pino';
 import { request, type Dispatcher } from 'undici';
 import { Authenticator, type RequestCredentials } from './authenticator.js';
@@ -35,7 +35,10 @@ export interface KubeClientOptions {
    */
   readonly dispatcher?: Dispatcher;
   readonly clock?: Clock;
-  /** Time allowed for response headers, and between body chunks of non-watch requests (default 60 s). */
+  /**
+   * Time allowed for response headers, and between body chunks of non-watch requests (default 60 s). `0` means
+   * no timeout (client-go's `rest.Config.Timeout`); negative or non-finite values throw `PODCONFIG_CONFIG_INVALID`.
+   */
   readonly timeoutMs?: number;
 }
 
@@ -79,6 +82,11 @@ export class KubeClient {
     }
     const tokenProblem = config.auth.type === 'token' ? headerValueProblem(config.auth.token.reveal()) : undefined;
     if (tokenProblem !== undefined) throw new PodConfigError('PODCONFIG_CONFIG_INVALID', `the token of ${config.identity} ${tokenProblem}`);
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    // undici refuses these per request (a retryable UND_ERR_INVALID_ARG: an endless "outage"), so here, at once.
+    if (!Number.isFinite(timeoutMs) || timeoutMs < 0) {
+      throw new ConfigInvalidError(`timeoutMs must be a finite number of milliseconds >= 0 (0 = no timeout), got ${timeoutMs}`);
+    }
     this.#o = options;
     this.#server = safeUrl(config.server);
     this.#log = options.logger.child({ component: 'kube.client', server: this.#server });
@@ -88,7 +96,7 @@ export class KubeClient {
     this.#pool = options.dispatcher === undefined ? new ConnectionPool({ config, logger: this.#log }) : undefined;
     // client-go joins the server's path and the request's with path.Join, which cleans them: `//a//b/` → `/a/b`.
     this.#base = `${config.server.origin}${posix.normalize(config.server.pathname).replace(/\/+$/, '')}`;
-    this.#timeoutMs = options.timeoutMs ?? 60_000;
+    this.#timeoutMs = timeoutMs;
     this.#staticHeaders = {
       accept: 'application/json',
       'user-agent': options.userAgent ?? `podconfig (${process.platform}/${process.arch}) node/${process.version}`,
