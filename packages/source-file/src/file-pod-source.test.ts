@@ -7,7 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigInvalidError, systemClock, type Clock, type PodSetUpdate } from '@podconfig/core';
 import { decodeFilePod } from '@podconfig/manifest';
 import { InstantClock, podManifestYaml, tempDir } from '@podconfig/testing';
+import { watch as chokidarWatch } from 'chokidar';
 import { FilePodSource, type FilePodSourceOptions } from './file-pod-source.js';
+import type { ChokidarWatch } from './manifest-watch.js';
 
 const NODE = 'Node-A';
 const HOUR = 3_600_000;
@@ -472,7 +474,20 @@ describe(FilePodSource.name, () => {
     it('logs a watcher error and re-creates the watcher with backoff 1 s doubling to 20 s (#37)', async () => {
       const dir = await makeDir();
       await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
-      await symlink('loop', join(dir, 'loop')); // chokidar reports ELOOP each time it (re)starts
+      // A failure of the watch on the directory itself, as fs.watch reports it when the inotify watch
+      // limit is reached. No entry can cause one (see the symlink-loop test), and root cannot be denied
+      // the directory, so the error is injected through the `watch` seam, on real chokidar watchers.
+      let failing = true;
+      const enospc = Object.assign(new Error(`ENOSPC: System limit for number of file watchers reached, watch '${dir}'`), {
+        code: 'ENOSPC',
+        syscall: 'watch',
+        path: dir,
+      });
+      const watch: ChokidarWatch = (paths, options) => {
+        const watcher = chokidarWatch(paths, options);
+        if (failing) watcher.once('ready', () => watcher.emit('error', enospc));
+        return watcher;
+      };
       const inner = new InstantClock({ maxSleeps: 100_000 });
       const schedule = [1_000, 2_000, 4_000, 8_000, 16_000, 20_000, 20_000];
       let reached: () => void = () => undefined;
@@ -489,9 +504,8 @@ describe(FilePodSource.name, () => {
           return p;
         },
       };
-      const { run, source, log } = start({ path: dir, clock });
+      const { run, source, log } = start({ path: dir, clock, watch });
       expect(keys(await run.next())).toEqual([key('a')]);
-      expect(source.status().details.invalid).toEqual([{ file: join(dir, 'loop'), error: expect.stringContaining('ELOOP') }]);
       const pending = run.next();
       await reachedSchedule;
       expect(inner.sleeps.slice(0, schedule.length)).toEqual(schedule);
@@ -500,10 +514,31 @@ describe(FilePodSource.name, () => {
       expect(failures[0]).toMatchObject({ retryInMs: 1_000 });
       expect(source.status().counters.watch_errors).toBeGreaterThanOrEqual(schedule.length);
 
-      await unlink(join(dir, 'loop')); // the next re-created watcher is healthy and sees new files
+      failing = false; // the next re-created watcher is healthy and sees new files
       await log.waitFor((l) => l.msg === 'manifest watch armed' && source.status().details.watch === 'active');
       await writeFile(join(dir, 'b.yaml'), podManifestYaml('b'));
       expect(keys(await pending)).toEqual([key('a'), key('b')]);
+    });
+
+    it('keeps the watch on a directory holding symlink loops, and reports the loops as invalid files (spec §2.2)', async () => {
+      const dir = await makeDir();
+      await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
+      await symlink(join(dir, 'loop2'), join(dir, 'loop1'));
+      await symlink(join(dir, 'loop1'), join(dir, 'loop2'));
+      await symlink(join(dir, 'self.yaml'), join(dir, 'self.yaml'));
+      const { run, source, log } = start({ path: dir });
+      expect(keys(await run.next())).toEqual([key('a')]);
+      const pending = run.next();
+      await log.waitFor(watchArmed);
+      await writeFile(join(dir, 'b.yaml'), podManifestYaml('b')); // periodMs is an hour: only the watch sees this
+      expect(keys(await pending)).toEqual([key('a'), key('b')]);
+      const status = source.status();
+      expect(status.details).toMatchObject({ watch: 'active' });
+      expect(status.counters).toMatchObject({ watch_errors: 0, invalid_files: 3 });
+      expect(status.details.invalid).toEqual(
+        ['loop1', 'loop2', 'self.yaml'].map((name) => ({ file: join(dir, name), error: expect.stringContaining('ELOOP') })),
+      );
+      expect(msgs(log.lines, 'manifest watch failed')).toEqual([]);
     });
 
     it('yields one empty SET when the directory is removed, and the pods through the re-armed watch when it is back (D5, #38)', async () => {

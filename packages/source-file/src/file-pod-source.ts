@@ -15,7 +15,7 @@ import {
   type StatusReporter,
 } from '@podconfig/core';
 import { ManifestSetBuilder, samePods, type ManifestPod, type ManifestSet } from './manifest-set-builder.js';
-import { ManifestWatch } from './manifest-watch.js';
+import { ManifestWatch, type ChokidarWatch } from './manifest-watch.js';
 import { manifestNameFilter, type IgnoreReason } from './manifest-name-filter.js';
 import { OncePerChange } from './once-per-change.js';
 import { ScanScheduler, type ScanReason } from './scan-scheduler.js';
@@ -43,6 +43,8 @@ export interface FilePodSourceOptions {
    * an error in status, and the previous set stays (D18). Default 10 000.
    */
   readonly maxManifests?: number;
+  /** chokidar's `watch`; a test seam (tests inject watcher failures through it). Default: chokidar's. */
+  readonly watch?: ChokidarWatch;
 }
 
 type Mode = 'directory' | 'file' | 'missing' | 'other' | 'error' | 'unknown';
@@ -85,6 +87,7 @@ export class FilePodSource implements PodSource, StatusReporter {
   readonly #invalidManifest: 'keep' | 'drop';
   readonly #maxManifests: number;
   readonly #filter: (name: string) => IgnoreReason | undefined;
+  readonly #watch: ChokidarWatch | undefined;
   readonly #log: Logger;
 
   // Status, as of the last scan.
@@ -103,6 +106,7 @@ export class FilePodSource implements PodSource, StatusReporter {
   // Once-per-change logging.
   #pathState = '';
   #lastWatchError = '';
+  #lastEntryError = '';
   readonly #invalidSeen = new OncePerChange();
   readonly #shadowedSeen = new OncePerChange();
   readonly #skippedSeen = new OncePerChange();
@@ -124,6 +128,7 @@ export class FilePodSource implements PodSource, StatusReporter {
     }
     this.#invalidManifest = options.invalidManifest ?? 'keep';
     this.#filter = manifestNameFilter({ manifestFilter: options.manifestFilter ?? 'default', extensions: options.extensions });
+    this.#watch = options.watch;
     this.#log = options.logger.child({ component: 'source.file', path: this.#path });
   }
 
@@ -156,6 +161,14 @@ export class FilePodSource implements PodSource, StatusReporter {
         this.#lastWatchError = message;
         this.#log[level]({ err, retryInMs: wait }, 'manifest watch failed');
       },
+      // Not a watch failure: the scan reports the entry (a symlink loop is an invalid file, spec §2.2).
+      onEntryError: (err) => {
+        const message = errorMessage(err);
+        const level = message === this.#lastEntryError ? 'trace' : 'debug';
+        this.#lastEntryError = message;
+        this.#log[level]({ err }, 'manifest watch skipped an entry');
+      },
+      ...(this.#watch === undefined ? {} : { watch: this.#watch }),
     });
     let last: { pods: readonly ManifestPod[]; snapshot: PodSnapshot } | undefined;
     let reason: ScanReason | 'start' | 'watch-armed' = 'start';

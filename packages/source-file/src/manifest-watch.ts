@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
+import { watch as chokidarWatch, type ChokidarOptions, type FSWatcher } from 'chokidar';
 import type { WatchPlan } from './watch-plan.js';
 
 export interface ManifestWatchOptions {
@@ -9,7 +9,17 @@ export interface ManifestWatchOptions {
   readonly onChange: () => void;
   /** The current watcher failed; called once per watcher. The caller decides when to re-arm. */
   readonly onError: (err: unknown) => void;
+  /**
+   * chokidar could not handle one entry (e.g. `ELOOP` for a symlink loop): the watch on the
+   * directories is intact, and the scan reports the entry itself (spec §2.2: logged and skipped).
+   */
+  readonly onEntryError: (err: unknown) => void;
+  /** chokidar's `watch` (the test seam for watcher failures). */
+  readonly watch?: ChokidarWatch;
 }
+
+/** The shape of chokidar's `watch`. */
+export type ChokidarWatch = (paths: string[], options: ChokidarOptions) => FSWatcher;
 
 interface Armed {
   readonly watcher: FSWatcher;
@@ -56,7 +66,7 @@ export class ManifestWatch {
 
   /** Closes the current watcher, creates one for `plan` and waits until it is ready (or `signal` aborts). */
   async arm(plan: WatchPlan, signal: AbortSignal): Promise<void> {
-    const { relevant, onChange, onError } = this.#o;
+    const { relevant, onChange, onError, onEntryError, watch = chokidarWatch } = this.#o;
     await this.close();
     const watcher = watch([...plan.targets], {
       ignoreInitial: true,
@@ -82,6 +92,13 @@ export class ManifestWatch {
     watcher.on('error', (err: unknown) => {
       // Errors of a watcher on its way out do not concern the one replacing it.
       if (armed.failed || (armed !== this.#armed && armed !== this.#arming)) return;
+      // An error about one entry (a symlink loop chokidar cannot stat) leaves the directory watches
+      // working: only an error about a watched directory itself, or about nothing known, fails the watcher.
+      const path = (err as { readonly path?: unknown } | null)?.path;
+      if (typeof path === 'string' && !plan.targets.includes(resolve(path))) {
+        onEntryError(err);
+        return;
+      }
       armed.failed = true;
       onError(err);
     });
