@@ -1,5 +1,5 @@
 import { renameSync } from 'node:fs';
-import { mkdir, open, rename, rm, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, readdir, readlink, rename, rm, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join, relative } from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -120,6 +120,21 @@ async function listenUnix(path: string): Promise<() => Promise<void>> {
   await new Promise<void>((resolve) => server.listen(path, resolve));
   let closed: Promise<void> | undefined;
   return () => (closed ??= new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve()))));
+}
+
+/** The inotify watches this process holds: "inotify wd:" lines in the fdinfo of its inotify fds (Linux). */
+async function inotifyWatches(): Promise<number> {
+  let watches = 0;
+  for (const fd of await readdir('/proc/self/fd')) {
+    try {
+      if (!(await readlink(`/proc/self/fd/${fd}`)).includes('inotify')) continue;
+      const info = await readFile(`/proc/self/fdinfo/${fd}`, 'utf8');
+      watches += info.split('\n').filter((line) => line.startsWith('inotify wd:')).length;
+    } catch {
+      // the fd closed while we looked (readdir's own fd among them)
+    }
+  }
+  return watches;
 }
 
 const INVALID_YAML = 'apiVersion: v1\nkind: Pod\nmetadata: {name: "broken\n';
@@ -520,6 +535,31 @@ describe(FilePodSource.name, () => {
       expect(keys(await pending)).toEqual([key('a'), key('b')]);
     });
 
+    it.runIf(process.platform === 'linux')(
+      'holds one inotify watch for the directory and one for its parent, however many manifests it holds (spec §2.3)',
+      async () => {
+        const before = await inotifyWatches();
+        const held: number[] = [];
+        for (const count of [1, 1_000]) {
+          const base = await makeDir();
+          const dir = join(base, 'manifests');
+          await mkdir(dir);
+          for (let i = 0; i < count; i++) await writeFile(join(dir, `p${i}.yaml`), podManifestYaml(`p${i}`));
+          await writeFile(join(base, 'sibling.yaml'), podManifestYaml('sibling')); // in the parent: no watch either
+          const { run, log } = start({ path: dir });
+          expect((await run.next()).pods.size).toBe(count);
+          const pending = run.next();
+          await log.waitFor(watchArmed);
+          held.push((await inotifyWatches()) - before);
+          await writeFile(join(dir, 'new.yaml'), podManifestYaml('new')); // and the directory's watch sees its entries
+          expect((await pending).pods.size).toBe(count + 1);
+          await run.stop();
+        }
+        expect(held).toEqual([2, 2]);
+        expect(await inotifyWatches()).toBe(before); // closed with the run
+      },
+    );
+
     it('keeps the watch on a directory holding symlink loops, and reports the loops as invalid files (spec §2.2)', async () => {
       const dir = await makeDir();
       await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
@@ -538,6 +578,23 @@ describe(FilePodSource.name, () => {
       expect(status.details.invalid).toEqual(
         ['loop1', 'loop2', 'self.yaml'].map((name) => ({ file: join(dir, name), error: expect.stringContaining('ELOOP') })),
       );
+      expect(msgs(log.lines, 'manifest watch failed')).toEqual([]);
+    });
+
+    it('keeps the watch when a single-file path is a symlink loop, and picks up the file that replaces it', async () => {
+      const dir = await makeDir();
+      const file = join(dir, 'pod.yaml');
+      await symlink(file, file); // chokidar, which follows the path itself in single-file mode, gets ELOOP
+      const { run, source, log } = start({ path: file });
+      expect((await run.next()).pods.size).toBe(0);
+      expect(source.status().lastError?.message).toContain('ELOOP');
+      const pending = run.next();
+      await log.waitFor(watchArmed);
+      expect(msgs(log.lines, 'manifest watch skipped an entry')[0]?.err).toMatchObject({ code: 'ELOOP', path: file });
+      await writeFile(join(dir, '.pod.yaml.tmp'), podManifestYaml('web'));
+      await rename(join(dir, '.pod.yaml.tmp'), file); // periodMs is an hour: only the watch sees this
+      expect(keys(await pending)).toEqual([key('web')]);
+      expect(source.status()).toMatchObject({ counters: { watch_errors: 0 }, details: { watch: 'active', mode: 'file' } });
       expect(msgs(log.lines, 'manifest watch failed')).toEqual([]);
     });
 

@@ -3,7 +3,7 @@ import { watch as chokidarWatch, type ChokidarOptions, type FSWatcher } from 'ch
 import type { WatchPlan } from './watch-plan.js';
 
 export interface ManifestWatchOptions {
-  /** Which chokidar paths matter (absolute); the rest are ignored and never wake anyone. */
+  /** Which paths matter (absolute); events for the rest never wake anyone. */
   readonly relevant: (absPath: string) => boolean;
   /** Any relevant filesystem event. Only a wake-up: the caller re-scans the whole path (D3). */
   readonly onChange: () => void;
@@ -30,7 +30,17 @@ interface Armed {
 
 /**
  * The chokidar edge of the file source (style example 3): callbacks only set a wake-up. One
- * watcher at a time, non-recursive (`depth: 0`), `ignoreInitial`. `arm()` replaces it when the
+ * watcher at a time, non-recursive (`depth: 0`), `ignoreInitial`.
+ *
+ * One inotify watch per directory, as the kubelet's (spec §2.3), not one per entry: chokidar
+ * would `fs.watch` every file it lists (a directory of a few thousand manifests then exhausts the
+ * inotify watch limit), so `ignored` keeps it to the plan's directories and, when the manifest
+ * path is not a directory, that path. A directory's own `fs.watch` reports every entry's events
+ * (ignored ones included) as chokidar `raw` events naming the entry; those are the wake-up for
+ * the entries. Chokidar no longer stats the entries either, so one it cannot stat (a symlink loop)
+ * no longer reaches the error handler; the scan reports it.
+ *
+ * `arm()` replaces the watcher when the
  * plan changes or after a failure: the old watcher closes first, because chokidar shares one
  * `fs.watch` per path among all watchers of the process, and a new watcher opened while the old
  * one is still open joins its handle, still bound to the directory the path named before (a
@@ -68,10 +78,12 @@ export class ManifestWatch {
   async arm(plan: WatchPlan, signal: AbortSignal): Promise<void> {
     const { relevant, onChange, onError, onEntryError, watch = chokidarWatch } = this.#o;
     await this.close();
+    const watched = (p: string): boolean => p === plan.path || plan.targets.includes(p);
     const watcher = watch([...plan.targets], {
       ignoreInitial: true,
       depth: 0,
-      ignored: (p: string) => !relevant(resolve(p)),
+      // Chokidar asks about the targets and the entries it lists in them.
+      ignored: (p: string) => !watched(resolve(p)),
     });
     const armed: Armed = { watcher, key: plan.key, failed: false, stale: false };
     watcher.on('all', (event, p) => {
@@ -79,15 +91,20 @@ export class ManifestWatch {
       if ((event === 'unlinkDir' || event === 'unlink') && plan.targets.includes(abs)) armed.stale = true;
       if (relevant(abs)) onChange();
     });
-    // A target replaced in one step (`mv new dir`, a symlink renamed over it, `rm -r` then `mkdir` with the
-    // inode number reused) gives no chokidar event: chokidar follows paths, not inodes. The parent's raw
-    // rename event for it does.
     watcher.on('raw', (event: string, name: unknown, details: unknown) => {
-      if (event !== 'rename' || typeof name !== 'string') return;
-      const watched = (details as { readonly watchedPath?: unknown } | undefined)?.watchedPath;
-      if (typeof watched !== 'string' || !plan.targets.includes(resolve(watched, name))) return;
-      armed.stale = true;
-      onChange();
+      const dir = (details as { readonly watchedPath?: unknown } | undefined)?.watchedPath;
+      // Events of the manifest file's own watch (single-file mode) come as chokidar events, above.
+      if (typeof dir !== 'string' || !plan.targets.includes(resolve(dir))) return;
+      if (typeof name !== 'string') {
+        onChange(); // an event the kernel did not name an entry for: re-scan to be safe
+        return;
+      }
+      const abs = resolve(dir, name);
+      // A target replaced in one step (`mv new dir`, a symlink renamed over it, `rm -r` then `mkdir` with
+      // the inode number reused) gives no chokidar event: chokidar follows paths, not inodes. The parent's
+      // raw rename event for it does.
+      if (event === 'rename' && plan.targets.includes(abs)) armed.stale = true;
+      if (relevant(abs)) onChange();
     });
     watcher.on('error', (err: unknown) => {
       // Errors of a watcher on its way out do not concern the one replacing it.

@@ -12,7 +12,9 @@ import type { IgnoreReason } from './manifest-name-filter.js';
  *   events are filtered down to the path itself.
  */
 export interface WatchPlan {
-  /** Absolute paths to hand to chokidar (depth 0). */
+  /** The manifest path (absolute). Unless it is a directory (then a target), chokidar also watches it. */
+  readonly path: string;
+  /** Absolute paths of the directories to hand to chokidar (depth 0, entries ignored). */
   readonly targets: readonly string[];
   readonly key: string;
 }
@@ -28,7 +30,7 @@ export async function watchPlan(absPath: string, isDirectory: boolean): Promise<
   }
   if (!targets.includes(dir)) targets.push(dir);
   const ids = await Promise.all(targets.map(async (t) => `${t}@${(await identity(t)) ?? 'none'}`));
-  return { targets, key: ids.join('|') };
+  return { path: absPath, targets, key: ids.join('|') };
 }
 
 async function identity(path: string): Promise<string | undefined> {
@@ -41,9 +43,9 @@ async function identity(path: string): Promise<string | undefined> {
 }
 
 /**
- * Which chokidar paths (absolute) matter for `absPath`: the path itself, its ancestors, and, when
- * it is a directory, the entries the scan would read. Everything else is ignored, so siblings in
- * the parent directory and editor swap files never wake a re-scan.
+ * Which paths (absolute) named by the watch's events matter for `absPath`: the path itself, its
+ * ancestors, and, when it is a directory, the entries the scan would read. Events for anything else
+ * are dropped, so siblings in the parent directory and editor swap files never wake a re-scan.
  */
 export function relevantTo(absPath: string, filter: (name: string) => IgnoreReason | undefined): (p: string) => boolean {
   return (p) => {
