@@ -385,6 +385,30 @@ describe(FilePodSource.name, () => {
       expect(next.pods.get(key('a'))).toBe(first.pods.get(key('a')));
     });
 
+    it('yields nothing for an edit that only reorders keys or writes out a default (same UID, spec §2.6)', async () => {
+      const dir = await makeDir();
+      const a = join(dir, 'a.yaml');
+      await writeFile(a, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  labels: {app: a, tier: fe}\nspec:\n  containers:\n  - {name: main, image: nginx}\n');
+      const { run, log } = start({ path: dir });
+      const first = await run.next();
+      const pending = run.next();
+      await log.waitFor(watchArmed);
+      for (const content of [
+        'kind: Pod\napiVersion: v1\nmetadata:\n  labels: {tier: fe, app: a}\n  name: a\nspec:\n  containers:\n  - {image: nginx, name: main}\n',
+        'kind: Pod\napiVersion: v1\nmetadata:\n  labels: {tier: fe, app: a}\n  name: a\nspec:\n  containers:\n  - {image: nginx, name: main}\n  restartPolicy: Always\n',
+      ]) {
+        const mark = log.lines.length;
+        await writeFile(a, content);
+        const scanned = await log.waitFor((l) => l.msg === 'manifest path scanned' && l.reason === 'change', mark);
+        expect(scanned.changed).toBe(false);
+        expect(uid(first, key('a'))).toBe(expectedUid(content, a));
+      }
+      await writeFile(join(dir, 'sentinel.yaml'), podManifestYaml('sentinel'));
+      const next = await pending; // so the first SET after the edits is the sentinel's
+      expect(keys(next)).toEqual([key('a'), key('sentinel')]);
+      expect([...(next.changes?.keys ?? [])]).toEqual([key('sentinel')]);
+    });
+
     it('keeps the previous pod while a file is written in chunks, then applies the final content (#33)', async () => {
       const dir = await makeDir();
       const a = join(dir, 'a.yaml');

@@ -14,7 +14,7 @@ import {
   type SourceStatus,
   type StatusReporter,
 } from '@podconfig/core';
-import { ManifestSetBuilder, samePods, type ManifestPod, type ManifestSet } from './manifest-set-builder.js';
+import { ManifestSetBuilder, samePods, withPreviousPods, type ManifestPod, type ManifestSet } from './manifest-set-builder.js';
 import { ManifestWatch, type ChokidarWatch } from './manifest-watch.js';
 import { manifestNameFilter, type IgnoreReason } from './manifest-name-filter.js';
 import { OncePerChange } from './once-per-change.js';
@@ -180,11 +180,14 @@ export class FilePodSource implements PodSource, StatusReporter {
         // Every source yields one early SET: a path unusable at the first scan gives an empty one
         // (nothing to drop yet); later, an unusable path keeps the last SET (D18).
         const set = outcome.set ?? (last === undefined ? NO_MANIFESTS : undefined);
-        const changed = set !== undefined && (last === undefined || !samePods(last.pods, set.pods));
-        this.#log.trace({ reason, mode: this.#mode, pods: set?.pods.length, changed }, 'manifest path scanned');
+        // A rewritten file whose pod is the same (key order, a default written out) keeps the last
+        // SET's object, so `changes` names only pods that differ.
+        const pods = set === undefined || last === undefined ? set?.pods : withPreviousPods(last.pods, set.pods);
+        const changed = pods !== undefined && (last === undefined || !samePods(last.pods, pods));
+        this.#log.trace({ reason, mode: this.#mode, pods: pods?.length, changed }, 'manifest path scanned');
         if (changed) {
-          const update = toUpdate(this.name, set.pods, last?.snapshot);
-          last = { pods: set.pods, snapshot: update.pods };
+          const update = toUpdate(this.name, pods, last?.snapshot);
+          last = { pods, snapshot: update.pods };
           this.#seen = true;
           this.#pods = update.pods.size;
           this.#counters.sets++;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PodConfigError } from '@podconfig/core';
 import { podManifestYaml } from '@podconfig/testing';
-import { ManifestSetBuilder, samePods } from './manifest-set-builder.js';
+import { ManifestSetBuilder, samePods, withPreviousPods } from './manifest-set-builder.js';
 import type { ScannedEntry } from './scan-manifest-path.js';
 
 const manifest = (file: string, content: string): ScannedEntry => ({ kind: 'manifest', file, data: Buffer.from(content) });
@@ -82,7 +82,32 @@ describe('samePods', () => {
     const edited = (await builder.build([manifest('/m/a.yaml', podManifestYaml('a', { image: 'other:1' }))])).pods;
     expect(comment[0]?.pod).not.toBe(a[0]?.pod);
     expect(samePods(a, comment)).toBe(true); // a comment changes neither the UID nor the pod
+    const reordered = (await builder.build([manifest('/m/a.yaml', 'kind: Pod\napiVersion: v1\nspec:\n  containers:\n  - {image: registry.k8s.io/pause:3.10, name: main}\nmetadata: {name: a}\n')])).pods;
+    const defaulted = (await builder.build([manifest('/m/a.yaml', podManifestYaml('a', { extra: '  restartPolicy: Always' }))])).pods;
+    expect(reordered[0]?.pod.metadata?.uid).toBe(a[0]?.pod.metadata?.uid);
+    expect(defaulted[0]?.pod.metadata?.uid).toBe(a[0]?.pod.metadata?.uid);
+    expect(samePods(a, reordered)).toBe(true); // key order is not content (spec §2.6)
+    expect(samePods(a, defaulted)).toBe(true); // nor is a default written out
     expect(samePods(a, edited)).toBe(false);
     expect(samePods(a, [])).toBe(false);
+  });
+});
+
+describe('withPreviousPods', () => {
+  it("keeps the previous object of a pod a rewrite left equal, and the new one of a pod that changed", async () => {
+    const builder = new ManifestSetBuilder({ nodeName: 'n1', invalidManifest: 'keep' });
+    const before = (await builder.build([manifest('/m/a.yaml', podManifestYaml('a')), manifest('/m/b.yaml', podManifestYaml('b'))])).pods;
+    const after = (
+      await builder.build([
+        manifest('/m/a.yaml', podManifestYaml('a', { extra: '  restartPolicy: Always' })), // a default written out
+        manifest('/m/b.yaml', podManifestYaml('b', { image: 'other:1' })),
+      ])
+    ).pods;
+    expect(after[0]?.pod).not.toBe(before[0]?.pod);
+    const merged = withPreviousPods(before, after);
+    expect(merged.map((p) => p.pod)).toEqual([before[0]?.pod, after[1]?.pod]);
+    expect(merged[0]?.pod).toBe(before[0]?.pod);
+    expect(merged[1]?.pod).toBe(after[1]?.pod);
+    expect(withPreviousPods(before, before)).toBe(before); // nothing replaced: the same array
   });
 });

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { PodConfigError, errorMessage, podKey, type Pod } from '@podconfig/core';
+import { PodConfigError, errorMessage, jsonEqual, podKey, type Pod } from '@podconfig/core';
 import { decodeFilePod } from '@podconfig/manifest';
 import type { ScannedEntry } from './scan-manifest-path.js';
 
@@ -123,15 +123,40 @@ export class ManifestSetBuilder {
 
 /**
  * True when two sets would give the merger nothing to do: the same keys in the same order with
- * the same pods. Unchanged files give identical objects, so the JSON comparison only runs for a
- * rewritten file whose UID did not change (comments, formatting, or a pinned `metadata.uid`).
+ * the same pods (see {@link samePod}).
  */
 export function samePods(a: readonly ManifestPod[], b: readonly ManifestPod[]): boolean {
   if (a.length !== b.length) return false;
   return a.every((x, i) => {
     const y = b[i];
-    if (y === undefined || x.key !== y.key) return false;
-    if (x.pod === y.pod) return true;
-    return x.pod.metadata?.uid === y.pod.metadata?.uid && JSON.stringify(x.pod) === JSON.stringify(y.pod);
+    return y !== undefined && x.key === y.key && samePod(x.pod, y.pod);
   });
+}
+
+/**
+ * `next` with each pod that equals the previous set's pod under the same key replaced by that
+ * previous object, so that object identity says which keys changed (the `changes` of a SET, D17)
+ * even after a file was rewritten without changing its pod. Returns `next` itself when nothing was
+ * replaced.
+ */
+export function withPreviousPods(previous: readonly ManifestPod[], next: readonly ManifestPod[]): readonly ManifestPod[] {
+  const before = new Map(previous.map((p) => [p.key, p.pod] as const));
+  let result: ManifestPod[] | undefined;
+  next.forEach((p, i) => {
+    const pod = before.get(p.key);
+    if (pod === undefined || pod === p.pod || !samePod(pod, p.pod)) return;
+    result ??= [...next];
+    result[i] = { ...p, pod };
+  });
+  return result ?? next;
+}
+
+/**
+ * The same pod. Unchanged files give identical objects, so the deep comparison only runs for a
+ * rewritten file whose UID did not change (comments, formatting, key order or a default written
+ * out, spec §2.6, or a pinned `metadata.uid`). It ignores key order, as the UID hash does:
+ * `jsonEqual` walks both pods once and stops at the first difference, without serializing them.
+ */
+function samePod(a: Pod, b: Pod): boolean {
+  return a === b || (a.metadata?.uid === b.metadata?.uid && jsonEqual(a, b));
 }
