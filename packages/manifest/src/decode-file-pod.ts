@@ -3,6 +3,7 @@ import { checkPodSchema } from './check-pod-schema.js';
 import { decodePod } from './decode-pod.js';
 import type { DecodeOptions } from './manifest-origin.js';
 import { parseManifestDocument } from './parse-manifest-document.js';
+import type { ParsedManifest } from './parsed-manifest.js';
 import { reject } from './rejection.js';
 import { describeTypeMeta, typeMeta } from './type-meta.js';
 import { withOrigin } from './with-origin.js';
@@ -12,7 +13,7 @@ import { withOrigin } from './with-origin.js';
  * other kind is rejected), strictly decoded, defaulted, validated, with the NoExecute toleration added.
  * Throws only `ManifestInvalidError`.
  */
-export function decodeFilePod(data: Uint8Array | string, options: DecodeOptions): Pod {
+export function decodeFilePod(data: Uint8Array | string | ParsedManifest, options: DecodeOptions): Pod {
   return withOrigin(options.origin, () => {
     const object = parseManifestDocument(data);
     const meta = typeMeta(object);

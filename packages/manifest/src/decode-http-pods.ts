@@ -4,6 +4,7 @@ import { decodePod } from './decode-pod.js';
 import { isJsonObject } from './json-object.js';
 import type { DecodeOptions } from './manifest-origin.js';
 import { parseManifestDocument } from './parse-manifest-document.js';
+import type { ParsedManifest } from './parsed-manifest.js';
 import { reject } from './rejection.js';
 import { describeTypeMeta, typeMeta } from './type-meta.js';
 import { withOrigin } from './with-origin.js';
@@ -13,7 +14,7 @@ import { withOrigin } from './with-origin.js';
  * strictly decoded; steps 5–9 run per item and the first invalid item fails the whole body (no partial
  * sets). No toleration is added. An empty `items` gives `[]`. Throws only `ManifestInvalidError`.
  */
-export function decodeHttpPods(data: Uint8Array | string, options: DecodeOptions): Pod[] {
+export function decodeHttpPods(data: Uint8Array | string | ParsedManifest, options: DecodeOptions): Pod[] {
   return withOrigin(options.origin, () => {
     const object = parseManifestDocument(data);
     const meta = typeMeta(object);

@@ -1,6 +1,7 @@
 import { GoYamlError, parseGoYaml } from './go-yaml.js';
 import { isJsonObject, jsonTypeName, type JsonObject } from './json-object.js';
 import { MAX_MANIFEST_BYTES } from './max-manifest-bytes.js';
+import { ParsedManifest } from './parsed-manifest.js';
 import { reject } from './rejection.js';
 
 /** Nesting deeper than this is no Pod (the schema is about 15 levels deep). */
@@ -13,7 +14,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * the first YAML document (JSON passes through) into a plain JSON object. `null` members are dropped,
  * as decoding into the API types does. Throws a `Rejection`.
  */
-export function parseManifestDocument(data: Uint8Array | string): JsonObject {
+export function parseManifestDocument(data: Uint8Array | string | ParsedManifest): JsonObject {
+  if (data instanceof ParsedManifest) return data.value();
   const size = typeof data === 'string' ? Buffer.byteLength(data, 'utf8') : data.byteLength;
   if (size > MAX_MANIFEST_BYTES) {
     reject(`manifest is ${size} bytes, more than the limit of ${MAX_MANIFEST_BYTES} bytes`, 'PODCONFIG_MANIFEST_TOO_LARGE');

@@ -269,7 +269,7 @@ export class FilePodSource implements PodSource, StatusReporter {
     }
     this.#mode = result.mode;
     this.#pathChanged(result.mode, () => this.#log.info({ mode: result.mode }, 'manifest path found'));
-    const set = await builder.build(result.entries);
+    const set = await builder.build(result.entries, signal);
     this.#report(set);
     return { set, directory: result.mode === 'directory' };
   }

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { PodConfigError, errorMessage, jsonEqual, podKey, type Pod } from '@podconfig/core';
-import { decodeFilePod } from '@podconfig/manifest';
+import { decodeFilePod, parseManifestOffThread } from '@podconfig/manifest';
 import type { ScannedEntry } from './scan-manifest-path.js';
 
 /** A pod in the set and the file it came from. */
@@ -60,8 +60,11 @@ export class ManifestSetBuilder {
     this.#o = options;
   }
 
-  /** Decodes each entry before asking for the next one. */
-  async build(entries: AsyncIterable<ScannedEntry> | Iterable<ScannedEntry>): Promise<ManifestSet> {
+  /**
+   * Decodes each entry before asking for the next one; a large YAML file is parsed on the manifest package's
+   * worker thread, off the event loop. Rejects with `signal.reason` if `signal` aborts meanwhile.
+   */
+  async build(entries: AsyncIterable<ScannedEntry> | Iterable<ScannedEntry>, signal?: AbortSignal): Promise<ManifestSet> {
     const present = new Set<string>();
     const candidates: ManifestPod[] = [];
     const invalid: InvalidManifest[] = [];
@@ -72,7 +75,7 @@ export class ManifestSetBuilder {
         continue;
       }
       present.add(entry.file);
-      const result = entry.kind === 'manifest' ? this.#decode(entry.file, entry.data) : { error: entry.error };
+      const result = entry.kind === 'manifest' ? await this.#decode(entry.file, entry.data, signal) : { error: entry.error };
       if ('pod' in result) {
         this.#lastGood.set(entry.file, result.pod);
         candidates.push({ key: podKey(result.pod), file: entry.file, pod: result.pod });
@@ -103,14 +106,15 @@ export class ManifestSetBuilder {
     this.#lastGood.clear();
   }
 
-  #decode(file: string, data: Buffer): Decoded {
+  async #decode(file: string, data: Buffer, signal: AbortSignal | undefined): Promise<Decoded> {
     const digest = hash('sha256', data, 'hex');
     const cached = this.#decoded.get(file);
     if (cached?.digest === digest) return cached.result;
+    const input = await parseManifestOffThread(data, signal);
     let result: Decoded;
     try {
       // `file` is absolute (the source scans its absolute path): the UID hashes it (spec §1.3, D6).
-      result = { pod: decodeFilePod(data, { nodeName: this.#o.nodeName, origin: { kind: 'file', path: file } }) };
+      result = { pod: decodeFilePod(input, { nodeName: this.#o.nodeName, origin: { kind: 'file', path: file } }) };
     } catch (err: unknown) {
       result = {
         error: PodConfigError.is(err) ? err : new PodConfigError('PODCONFIG_MANIFEST_INVALID', errorMessage(err), { cause: err }),

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { ANNOTATIONS, ConfigInvalidError, type Clock, type PodSetUpdate } from '@podconfig/core';
-import { MAX_MANIFEST_BYTES } from '@podconfig/manifest';
+import { MAX_MANIFEST_BYTES, OFF_THREAD_MIN_BYTES } from '@podconfig/manifest';
 import { InstantClock, createTestPki, podManifestYaml, take, type TestPki } from '@podconfig/testing';
 import { pino, type Logger } from 'pino';
 import { MockAgent } from 'undici';
@@ -254,6 +254,18 @@ describe(HttpPodSource.name, () => {
       expect(update!.pods.has('default/a-node-a')).toBe(true);
       expect(clock.sleeps).toEqual([]);
       expect(server.requests.map((r) => r.url)).toEqual(['/pods']);
+    });
+
+    it('emits every pod of a large YAML PodList (parsed on the manifest worker thread, off the event loop)', async () => {
+      const items = Array.from({ length: 120 }, (_, i) =>
+        `- metadata: {name: web-${i}, annotations: {note: "${'x'.repeat(OFF_THREAD_MIN_BYTES / 100)}"}}\n  spec: {containers: [{name: c, image: i, args: [find, .]}]}`);
+      const body = `apiVersion: v1\nkind: PodList\nitems:\n${items.join('\n')}\n`;
+      expect(Buffer.byteLength(body)).toBeGreaterThan(OFF_THREAD_MIN_BYTES);
+      const server = await serve([ok(body)]);
+      const { source } = makeSource(`${server.origin}/pods`);
+      const [update] = await first(source, 1);
+      expect(update!.pods.size).toBe(120);
+      expect(update!.pods.get('default/web-119-node-a')?.spec?.containers[0]?.args).toEqual(['find', '.']);
     });
 
     it('emits every pod of a PodList', async () => {

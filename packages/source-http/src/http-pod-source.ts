@@ -16,7 +16,7 @@ import {
   type SourceStatus,
   type StatusReporter,
 } from '@podconfig/core';
-import { MAX_MANIFEST_BYTES, decodeHttpPods } from '@podconfig/manifest';
+import { MAX_MANIFEST_BYTES, decodeHttpPods, parseManifestOffThread, type ParsedManifest } from '@podconfig/manifest';
 import type { Logger } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
 import { basicAuthFromUrl, fetchManifest, stripCredentials, type ManifestResponse } from './fetch-manifest.js';
@@ -327,9 +327,11 @@ export class HttpPodSource implements PodSource, StatusReporter {
     }
     // The body rejected last time, byte for byte: the same error, without decoding it again.
     if (this.#rejected?.key === key) throw this.#rejected.error;
+    // A large YAML body is parsed on the manifest package's worker thread, off the event loop.
+    const input = await parseManifestOffThread(res.body, signal);
     let decoded: ReturnType<typeof decodeHttpPods>;
     try {
-      decoded = this.#decode(res.body);
+      decoded = this.#decode(input);
     } catch (err: unknown) {
       this.#rejected = { key, error: err };
       throw err;
@@ -341,7 +343,7 @@ export class HttpPodSource implements PodSource, StatusReporter {
     return this.#apply(snapshot, key, res.etag, res.lastModified, 'body');
   }
 
-  #decode(body: Buffer): ReturnType<typeof decodeHttpPods> {
+  #decode(body: Uint8Array | ParsedManifest): ReturnType<typeof decodeHttpPods> {
     try {
       return decodeHttpPods(body, { nodeName: this.#nodeName, origin: { kind: 'url', url: this.#identity } });
     } catch (err: unknown) {

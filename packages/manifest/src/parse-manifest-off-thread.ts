@@ -1,0 +1,123 @@
+import { Worker } from 'node:worker_threads';
+import { MAX_MANIFEST_BYTES } from './max-manifest-bytes.js';
+import { ParsedManifest } from './parsed-manifest.js';
+import type { YamlWorkerAnswer, YamlWorkerRequest } from './yaml-worker.js';
+
+/**
+ * YAML manifests from this size on are parsed on a worker thread. The YAML parser reads roughly 2 MB a
+ * second here, so this much would hold the event loop (the status server, the watches, the handlers'
+ * calls) for about a tenth of a second; a 10 MiB manifest held it for five.
+ */
+export const OFF_THREAD_MIN_BYTES = 256 * 1024;
+
+/**
+ * The worker runs built JavaScript: from the compiled package it sits next to this file; the tests run
+ * this file from its TypeScript source (the `@podconfig/source` condition), where it is in `dist/`.
+ */
+const WORKER_URL = import.meta.url.endsWith('.ts')
+  ? new URL('../dist/yaml-worker.js', import.meta.url)
+  : new URL('./yaml-worker.js', import.meta.url);
+
+interface Pending {
+  readonly resolve: (value: ParsedManifest | undefined) => void;
+}
+
+/** One worker for the process, started on first use, held (`ref`) only while it has work. */
+class YamlWorker {
+  #worker: Worker | undefined;
+  #nextId = 0;
+  readonly #pending = new Map<number, Pending>();
+
+  parse(data: Uint8Array, signal: AbortSignal | undefined): Promise<ParsedManifest | undefined> {
+    return new Promise<ParsedManifest | undefined>((resolve, reject) => {
+      const id = this.#nextId++;
+      const onAbort = (): void => {
+        // The worker finishes the parse anyway; its answer finds no one waiting.
+        this.#settle(id);
+        reject(signal?.reason as Error);
+      };
+      if (signal?.aborted === true) {
+        reject(signal.reason as Error);
+        return;
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#pending.set(id, {
+        resolve: (value) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+      });
+      const worker = this.#start();
+      worker.ref();
+      // A copy, not a transfer: the caller keeps its bytes (the http source hashes them, errors name them).
+      worker.postMessage({ id, data } satisfies YamlWorkerRequest);
+    });
+  }
+
+  #start(): Worker {
+    if (this.#worker !== undefined) return this.#worker;
+    const worker = new Worker(WORKER_URL, { execArgv: withoutConditions(process.execArgv) });
+    worker.on('message', (answer: YamlWorkerAnswer) => {
+      const pending = this.#settle(answer.id);
+      if ('json' in answer) pending?.resolve(ParsedManifest.document(answer.json));
+      else if ('code' in answer) pending?.resolve(ParsedManifest.rejected(answer.code, answer.reason));
+      else pending?.resolve(undefined);
+    });
+    // A worker that fails or exits leaves its requests to the caller's thread (undefined: parse it there).
+    const lost = (): void => {
+      if (this.#worker !== worker) return;
+      this.#worker = undefined;
+      for (const [id, pending] of [...this.#pending]) {
+        this.#settle(id);
+        pending.resolve(undefined);
+      }
+    };
+    worker.on('error', lost);
+    worker.on('exit', lost);
+    this.#worker = worker;
+    return worker;
+  }
+
+  #settle(id: number): Pending | undefined {
+    const pending = this.#pending.get(id);
+    this.#pending.delete(id);
+    if (this.#pending.size === 0) this.#worker?.unref();
+    return pending;
+  }
+}
+
+const shared = new YamlWorker();
+
+/**
+ * Parses a large YAML manifest on a worker thread, so that the event loop stays free meanwhile; hand the
+ * result to `decodeFilePod` / `decodeHttpPods` in place of `data` (they go on from the parsed document, or
+ * throw the parse's `ManifestInvalidError` naming the origin, as for bytes). Anything else comes back as it
+ * is, to be decoded on this thread: input under {@link OFF_THREAD_MIN_BYTES}, JSON (`JSON.parse` is fast),
+ * input over the size cap (rejected at once) — and all input should the worker fail. Rejects only with
+ * `signal.reason` when `signal` aborts.
+ */
+export async function parseManifestOffThread(data: Uint8Array, signal?: AbortSignal): Promise<Uint8Array | ParsedManifest> {
+  if (data.byteLength < OFF_THREAD_MIN_BYTES || data.byteLength > MAX_MANIFEST_BYTES || startsLikeJson(data)) return data;
+  return (await shared.parse(data, signal)) ?? data;
+}
+
+/**
+ * The parent's options, less `--conditions` (`-C`): the worker runs built JavaScript, and a condition that picks
+ * TypeScript sources (the tests' `@podconfig/source`) would point its imports at files Node.js cannot load.
+ */
+function withoutConditions(execArgv: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i] ?? '';
+    if (arg === '--conditions' || arg === '-C') i++;
+    else if (!arg.startsWith('--conditions=') && !arg.startsWith('-C=')) kept.push(arg);
+  }
+  return kept;
+}
+
+/** The first non-whitespace byte is `{` (a UTF-8 byte order mark skipped): the JSON path of the pipeline. */
+function startsLikeJson(data: Uint8Array): boolean {
+  let i = data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf ? 3 : 0;
+  while (i < data.length && (data[i] === 0x20 || data[i] === 0x09 || data[i] === 0x0a || data[i] === 0x0d)) i++;
+  return data[i] === 0x7b;
+}
