@@ -1,36 +1,21 @@
 import { isJsonObject, jsonTypeName, type JsonObject } from './json-object.js';
+import { GO_STRING_VALUE_FIELDS, GO_STRUCT_VALUE_FIELDS } from './go-value-fields.generated.js';
 import { POD_SCHEMA_TYPES } from './pod-schema.generated.js';
 import { isQuantity } from './quantity.js';
 
 /** At most this many problems are reported for one object; the rest are summarised. */
 const MAX_PROBLEMS = 10;
 
-/**
- * Fields whose Go type is a struct value, not a pointer (the Kubernetes OpenAPI document marks them
- * `default: {}`): decoded into the API types, `resources: {}` is the zero value, the same as no `resources`
- * at all, so the kubelet sees no change when a manifest gains or loses one (kubectl writes `resources: {}`
- * into every container it generates). An empty object there is dropped. Listed from the v3 document of
- * Kubernetes 1.36 (`/openapi/v3/api/v1`), every such field reachable from `Pod`.
- */
-const STRUCT_VALUE_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  Pod: ['metadata', 'spec', 'status'],
-  Container: ['resources'],
-  EphemeralContainer: ['resources'],
-  PreferredSchedulingTerm: ['preference'],
-  WeightedPodAffinityTerm: ['podAffinityTerm'],
-  PersistentVolumeClaimTemplate: ['metadata', 'spec'],
-  PersistentVolumeClaimSpec: ['resources'],
-  ContainerStatus: ['lastState', 'state'],
-};
 
 /**
  * Checks a decoded object against the v1 field tree of `type` (`Pod` or `PodList`), like
  * `kubectl --validate=strict` and the API's strict decoding: unknown fields and values of the wrong
  * JSON type are errors. Returns the problems (empty when the object fits); messages name field paths
  * and types, never values. Quantities written as JSON numbers (`cpu: 1`) are rewritten in place as
- * strings (`"1"`), the type the API serializes them as, so `1` and `"1"` decode (and hash) alike, and
- * an empty object in a struct-valued field ({@link STRUCT_VALUE_FIELDS}) is dropped, as the API types
- * hold it.
+ * strings (`"1"`), the type the API serializes them as, so `1` and `"1"` decode (and hash) alike. An
+ * empty string or object where the API's Go type holds a string or struct value, not a pointer (`workingDir:
+ * ""`, `resources: {}`), is dropped: decoded into the API types it is the zero value, the same as no field, so
+ * the kubelet sees no change when one comes or goes, and neither should the merger.
  */
 export function checkPodSchema(value: JsonObject, type: 'Pod' | 'PodList'): string[] {
   const problems: string[] = [];
@@ -45,7 +30,8 @@ export function checkPodSchema(value: JsonObject, type: 'Pod' | 'PodList'): stri
 function checkObject(value: JsonObject, type: string, path: string, problems: string[]): void {
   const fields = POD_SCHEMA_TYPES[type];
   if (fields === undefined) throw new Error(`no type ${type} in the pod schema`);
-  const structValues = STRUCT_VALUE_FIELDS[type];
+  const strings = GO_STRING_VALUE_FIELDS[type];
+  const structs = GO_STRUCT_VALUE_FIELDS[type];
   for (const [key, member] of Object.entries(value)) {
     const at = path === '' ? key : `${path}.${key}`;
     const code = Object.hasOwn(fields, key) ? fields[key] : undefined;
@@ -54,8 +40,9 @@ function checkObject(value: JsonObject, type: string, path: string, problems: st
       continue;
     }
     const decoded = checkValue(member, code, at, problems);
-    if (structValues?.includes(key) === true && isJsonObject(decoded) && Object.keys(decoded).length === 0) delete value[key];
-    else if (decoded !== member) value[key] = decoded;
+    if (decoded === '' ? strings?.includes(key) === true : isJsonObject(decoded) && Object.keys(decoded).length === 0 && structs?.includes(key) === true) {
+      delete value[key];
+    } else if (decoded !== member) value[key] = decoded;
   }
 }
 

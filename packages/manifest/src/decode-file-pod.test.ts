@@ -164,6 +164,16 @@ describe(decodeFilePod.name, () => {
       expect(pointer.spec?.nodeSelector).toEqual({});
     });
 
+    it('drops empty strings where the API types hold a string value (workingDir), keeps them where a pointer (runtimeClassName)', () => {
+      const plain = decodeFilePod(podManifestYaml('web'), file('/m/web.yaml'));
+      const explicit = decodeFilePod(withExtra('    workingDir: ""\n    terminationMessagePath: ""\n  hostname: ""'), file('/m/web.yaml'));
+      // terminationMessagePath "" is no value: it is defaulted as if absent, as the kubelet's defaulting does.
+      expect(explicit).toEqual(plain);
+      const pointer = decodeFilePod(withExtra('  runtimeClassName: ""'), file('/m/web.yaml'));
+      expect(pointer.spec?.runtimeClassName).toBe('');
+      expect(pointer.metadata?.uid).toBe(plain.metadata?.uid); // the UID (D6) leaves every "" out
+    });
+
     it('gives quantities written as numbers or strings the same UID', () => {
       const number = decodeFilePod(withExtra('    resources: {limits: {cpu: 1}}'), file('/m/web.yaml'));
       const string = decodeFilePod(withExtra('    resources: {limits: {cpu: "1"}}'), file('/m/web.yaml'));
