@@ -6,7 +6,6 @@ import { isQuantity } from './quantity.js';
 /** At most this many problems are reported for one object; the rest are summarised. */
 const MAX_PROBLEMS = 10;
 
-
 /**
  * Checks a decoded object against the v1 field tree of `type` (`Pod` or `PodList`), like
  * `kubectl --validate=strict` and the API's strict decoding: unknown fields and values of the wrong
