@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { decodeFilePod } from './decode-file-pod.js';
 import { decodeHttpPods } from './decode-http-pods.js';
@@ -76,6 +79,21 @@ describe(parseManifestOffThread.name, () => {
     expect(() => decodeHttpPods(repeated, http)).toThrow((offThread as Error).message);
     // A file manifest goes through the same step (a PodList is no file pod).
     expect(() => decodeFilePod(parsed, { nodeName: 'node-a', origin: { kind: 'file', path: '/m/big.yaml' } })).toThrow('/m/big.yaml: invalid YAML');
+  });
+
+  it('runs in a process started with flags Node.js refuses in a worker (--max-old-space-size, --title)', async () => {
+    // The built package, as an agent runs it: a child process with the flags.
+    const dist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+    const script = [
+      `const { parseManifestOffThread, decodeHttpPods, OFF_THREAD_MIN_BYTES } = await import(${JSON.stringify(dist)});`,
+      `const items = Array.from({ length: 200 }, (_, i) => '- metadata: {name: p' + i + ', annotations: {n: "' + 'x'.repeat(2000) + '"}}\\n  spec: {containers: [{name: c, image: i}]}');`,
+      `const body = Buffer.from('apiVersion: v1\\nkind: PodList\\nitems:\\n' + items.join('\\n') + '\\n');`,
+      `const parsed = await parseManifestOffThread(body);`,
+      `const pods = decodeHttpPods(parsed, { nodeName: 'n', origin: { kind: 'url', url: 'http://127.0.0.1/p' } });`,
+      `console.log(JSON.stringify({ offThread: !(parsed instanceof Uint8Array), big: body.length >= OFF_THREAD_MIN_BYTES, pods: pods.length }));`,
+    ].join('\n');
+    const { stdout } = await promisify(execFile)(process.execPath, ['--max-old-space-size=256', '--title=podconfig-test', '--input-type=module', '-e', script]);
+    expect(JSON.parse(stdout)).toEqual({ offThread: true, big: true, pods: 200 });
   });
 
   it('rejects with the reason when its signal aborts, and keeps serving later calls', async () => {

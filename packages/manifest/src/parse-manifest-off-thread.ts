@@ -29,6 +29,10 @@ class YamlWorker {
   readonly #pending = new Map<number, Pending>();
 
   parse(data: Uint8Array, signal: AbortSignal | undefined): Promise<ParsedManifest | undefined> {
+    if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
+    const worker = this.#start();
+    // No worker (Node.js refused to start one): the caller parses on its own thread.
+    if (worker === undefined) return Promise.resolve(undefined);
     return new Promise<ParsedManifest | undefined>((resolve, reject) => {
       const id = this.#nextId++;
       const onAbort = (): void => {
@@ -36,10 +40,6 @@ class YamlWorker {
         this.#settle(id);
         reject(signal?.reason as Error);
       };
-      if (signal?.aborted === true) {
-        reject(signal.reason as Error);
-        return;
-      }
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#pending.set(id, {
         resolve: (value) => {
@@ -47,16 +47,23 @@ class YamlWorker {
           resolve(value);
         },
       });
-      const worker = this.#start();
       worker.ref();
       // A copy, not a transfer: the caller keeps its bytes (the http source hashes them, errors name them).
       worker.postMessage({ id, data } satisfies YamlWorkerRequest);
     });
   }
 
-  #start(): Worker {
+  #start(): Worker | undefined {
     if (this.#worker !== undefined) return this.#worker;
-    const worker = new Worker(WORKER_URL, { execArgv: withoutConditions(process.execArgv) });
+    let worker: Worker;
+    try {
+      // None of the process's own flags: Node.js refuses per-process ones in a worker (`--max-old-space-size`,
+      // `--title`, …), and a condition that picks TypeScript sources (the tests' `@podconfig/source`) would
+      // point the worker's imports at files it cannot load.
+      worker = new Worker(WORKER_URL, { execArgv: [] });
+    } catch {
+      return undefined;
+    }
     worker.on('message', (answer: YamlWorkerAnswer) => {
       const pending = this.#settle(answer.id);
       if ('json' in answer) pending?.resolve(ParsedManifest.document(answer.json));
@@ -99,20 +106,6 @@ const shared = new YamlWorker();
 export async function parseManifestOffThread(data: Uint8Array, signal?: AbortSignal): Promise<Uint8Array | ParsedManifest> {
   if (data.byteLength < OFF_THREAD_MIN_BYTES || data.byteLength > MAX_MANIFEST_BYTES || startsLikeJson(data)) return data;
   return (await shared.parse(data, signal)) ?? data;
-}
-
-/**
- * The parent's options, less `--conditions` (`-C`): the worker runs built JavaScript, and a condition that picks
- * TypeScript sources (the tests' `@podconfig/source`) would point its imports at files Node.js cannot load.
- */
-function withoutConditions(execArgv: readonly string[]): string[] {
-  const kept: string[] = [];
-  for (let i = 0; i < execArgv.length; i++) {
-    const arg = execArgv[i] ?? '';
-    if (arg === '--conditions' || arg === '-C') i++;
-    else if (!arg.startsWith('--conditions=') && !arg.startsWith('-C=')) kept.push(arg);
-  }
-  return kept;
 }
 
 /** The first non-whitespace byte is `{` (a UTF-8 byte order mark skipped): the JSON path of the pipeline. */
