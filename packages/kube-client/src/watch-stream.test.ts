@@ -127,6 +127,21 @@ describe(WatchStream.name, () => {
       }
     });
 
+    it('throws PODCONFIG_WATCH_DECODE for a malformed last line (not cut off: no JSON value starts so), as mid-stream', async () => {
+      for (const last of ['not json at all', `${JSON.stringify(event(2))}}`, '{"type":"ADDED","object":{]}']) {
+        const s = source([Buffer.from(`${JSON.stringify(event(1))}\n${last}`)]);
+        const eofs: unknown[] = [];
+        const w = new WatchStream({
+          chunks: s.chunks, release: () => s.release(), readError: (err) => err, describe: 'GET /api/v1/pods',
+          signal: new AbortController().signal, onUnexpectedEof: (details) => void eofs.push(details),
+        });
+        expect((await w.next()).value).toEqual(event(1));
+        const err = await w.next().then(() => undefined, (e: unknown) => e);
+        expect([last, PodConfigError.is(err, 'PODCONFIG_WATCH_DECODE') && (err as Error).message]).toEqual([last, `watch GET /api/v1/pods: line 2 is not valid JSON (${Buffer.byteLength(last)} bytes)`]);
+        expect(eofs).toEqual([]);
+      }
+    });
+
     it('throws PODCONFIG_WATCH_DECODE for a line that is not JSON, without quoting it, and releases the body', async () => {
       const s = source([Buffer.from(`${JSON.stringify(event(1))}\n{"type":"ADDED","object":{"secret":"hunter2"\n`)]);
       const w = stream(s);

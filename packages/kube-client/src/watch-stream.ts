@@ -1,6 +1,7 @@
 import { PodConfigError } from '@podconfig/core';
 import { ScannedWatchEvent } from './scanned-watch-event.js';
 import type { WatchDecodeOptions } from './watch-decode-options.js';
+import { isJsonPrefix } from './json-prefix.js';
 import { scanWatchHead } from './watch-head.js';
 
 /** A line that holds nothing but JSON's white space (CR of CRLF included). */
@@ -153,9 +154,10 @@ export class WatchStream implements AsyncIterableIterator<unknown> {
 
   /**
    * The bytes after the last newline when the body ended. A whole event (a server that does not end its last
-   * line) is decoded; anything else that is not JSON was cut off mid-line: an unexpected EOF, which ends the
-   * stream like a normal close (spec §5.3; client-go's StreamWatcher logs it and closes the watch), not a
-   * decode error that would relist. Not head-scanned: a cut line can look like a whole one up to its last `}`.
+   * line) is decoded; a JSON value cut off before its end is an unexpected EOF, which ends the stream like a
+   * normal close (spec §5.3; client-go's StreamWatcher logs it and closes the watch), not a decode error that
+   * would relist; anything malformed is a decode error, as mid-stream (Go's decoder: a `SyntaxError`, not
+   * `io.ErrUnexpectedEOF`). Not head-scanned: a cut line can look like a whole one up to its last `}`.
    */
   #decodeLast(): unknown {
     const line = Buffer.concat(this.#pending, this.#pendingBytes);
@@ -167,7 +169,9 @@ export class WatchStream implements AsyncIterableIterator<unknown> {
     try {
       event = JSON.parse(text);
     } catch {
-      if (!JSON_BLANK.test(text)) this.#o.onUnexpectedEof?.({ line: this.#line, bytes: line.length });
+      if (JSON_BLANK.test(text)) return undefined;
+      if (!isJsonPrefix(text)) throw this.#bad(`is not valid JSON (${line.length} bytes)`);
+      this.#o.onUnexpectedEof?.({ line: this.#line, bytes: line.length });
       return undefined;
     }
     return this.#checkEvent(event);
