@@ -152,6 +152,35 @@ describe(FilePodSource.name, () => {
       expect(() => new FilePodSource({ ...base, path: '/nonexistent/x', extensions: [] })).toThrow(ConfigInvalidError);
       expect(() => new FilePodSource({ ...base, path: '/nonexistent/x', maxManifests: 0 })).toThrow(ConfigInvalidError);
       expect(() => new FilePodSource({ ...base, path: '/nonexistent/x', maxManifests: 1.5 })).toThrow(ConfigInvalidError);
+    });
+
+    it('rejects an empty or missing nodeName and an undocumented invalidManifest or manifestFilter, naming the option', () => {
+      const logger = pino({ level: 'silent' });
+      const base = { path: '/nonexistent/x', logger, clock: systemClock };
+      // Untyped callers (JavaScript) get here too: every manifest would otherwise be blamed ("etcd-").
+      const loose = base as unknown as FilePodSourceOptions;
+      const cases: [Partial<Record<string, unknown>>, string][] = [
+        [{ nodeName: '' }, 'nodeName'],
+        [{}, 'nodeName'],
+        [{ nodeName: 42 }, 'nodeName'],
+        [{ nodeName: NODE, invalidManifest: 'nope' }, 'invalidManifest'],
+        [{ nodeName: NODE, manifestFilter: 'all' }, 'manifestFilter'],
+      ];
+      for (const [extra, option] of cases) {
+        const build = (): FilePodSource => new FilePodSource({ ...loose, ...extra });
+        expect(build, JSON.stringify(extra)).toThrow(ConfigInvalidError);
+        expect(build, JSON.stringify(extra)).toThrow(option);
+      }
+    });
+
+    it('accepts the documented invalidManifest and manifestFilter values', () => {
+      const logger = pino({ level: 'silent' });
+      const base = { nodeName: NODE, logger, clock: systemClock };
+      for (const invalidManifest of ['keep', 'drop'] as const) {
+        for (const manifestFilter of ['default', 'none'] as const) {
+          expect(() => new FilePodSource({ ...base, path: '/nonexistent/x', invalidManifest, manifestFilter })).not.toThrow();
+        }
+      }
       const source = new FilePodSource({ ...base, path: '/nonexistent/x' });
       expect(source.name).toBe('file');
       expect(source.status()).toMatchObject({ seen: false, pods: 0, counters: { scans: 0 } });

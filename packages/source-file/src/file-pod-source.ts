@@ -115,6 +115,10 @@ export class FilePodSource implements PodSource, StatusReporter {
     this.#path = trimTrailingSeparators(options.path);
     if (this.#path === '') throw new ConfigInvalidError('file source: path must not be empty');
     this.#absPath = resolve(this.#path);
+    // The node name suffixes every pod name: without one, every manifest would be reported invalid.
+    if (typeof options.nodeName !== 'string' || options.nodeName === '') {
+      throw new ConfigInvalidError('file source: nodeName must be a non-empty string');
+    }
     this.#nodeName = options.nodeName;
     this.#clock = options.clock;
     this.#periodMs = options.periodMs ?? 20_000;
@@ -127,6 +131,12 @@ export class FilePodSource implements PodSource, StatusReporter {
       throw new ConfigInvalidError('file source: maxManifests must be a positive integer');
     }
     this.#invalidManifest = options.invalidManifest ?? 'keep';
+    if (this.#invalidManifest !== 'keep' && this.#invalidManifest !== 'drop') {
+      throw new ConfigInvalidError("file source: invalidManifest must be 'keep' or 'drop'");
+    }
+    if (options.manifestFilter !== undefined && options.manifestFilter !== 'default' && options.manifestFilter !== 'none') {
+      throw new ConfigInvalidError("file source: manifestFilter must be 'default' or 'none'");
+    }
     this.#filter = manifestNameFilter({ manifestFilter: options.manifestFilter ?? 'default', extensions: options.extensions });
     this.#watch = options.watch;
     this.#log = options.logger.child({ component: 'source.file', path: this.#path });
