@@ -1,10 +1,35 @@
 import { InstantClock } from '@podconfig/testing';
 import { describe, expect, it } from 'vitest';
-import { exponentialBackoff } from './backoff.js';
+import { exponentialBackoff, type ExponentialBackoffOptions } from './backoff.js';
+import { ConfigInvalidError } from './errors.js';
 
 const delays = (backoff: { next(): number }, n: number): number[] => Array.from({ length: n }, () => backoff.next());
 
 describe('exponentialBackoff()', () => {
+  describe('options', () => {
+    it('rejects a negative or non-finite delay, a cap below the initial delay, a shrinking factor and a negative jitter, naming the option', () => {
+      const cases: [Partial<ExponentialBackoffOptions>, string][] = [
+        [{ initialMs: -1 }, 'initialMs'],
+        [{ initialMs: Number.NaN }, 'initialMs'],
+        [{ maxMs: 50 }, 'maxMs'],
+        [{ maxMs: Number.POSITIVE_INFINITY }, 'maxMs'],
+        [{ factor: 0.5 }, 'factor'],
+        [{ jitter: -2 }, 'jitter'],
+        [{ resetAfterMs: -1 }, 'resetAfterMs'],
+      ];
+      for (const [patch, option] of cases) {
+        const build = (): unknown => exponentialBackoff({ initialMs: 100, maxMs: 1000, ...patch });
+        expect(build, JSON.stringify(patch)).toThrow(ConfigInvalidError);
+        expect(build, JSON.stringify(patch)).toThrow(option);
+      }
+    });
+
+    it('accepts a zero initial delay and a cap equal to it', () => {
+      expect(delays(exponentialBackoff({ initialMs: 0, maxMs: 0 }), 2)).toEqual([0, 0]);
+      expect(delays(exponentialBackoff({ initialMs: 100, maxMs: 100 }), 2)).toEqual([100, 100]);
+    });
+  });
+
   describe('next()', () => {
     it('doubles from the initial delay up to the cap without jitter', () => {
       expect(delays(exponentialBackoff({ initialMs: 800, maxMs: 30_000 }), 8))

@@ -1,4 +1,5 @@
 import type { Clock } from './clock.js';
+import { ConfigInvalidError } from './errors.js';
 
 /** A sequence of delays: `next()` after a failure, `reset()` after a success. */
 export interface Backoff {
@@ -27,6 +28,7 @@ export interface ExponentialBackoffOptions {
  * `{ initialMs: 800, maxMs: 30_000, jitter: 1, resetAfterMs: 120_000 }`).
  */
 export function exponentialBackoff(o: ExponentialBackoffOptions): Backoff {
+  validateBackoffOptions(o);
   const factor = o.factor ?? 2;
   const jitter = o.jitter ?? 0;
   const random = o.random ?? Math.random;
@@ -48,4 +50,18 @@ export function exponentialBackoff(o: ExponentialBackoffOptions): Backoff {
       lastFailure = undefined;
     },
   };
+}
+
+/** Throws `ConfigInvalidError` naming the option: a negative, non-finite or decreasing sequence is a caller bug. */
+function validateBackoffOptions(o: ExponentialBackoffOptions): void {
+  const check = (name: string, value: unknown, ok: (v: number) => boolean, what: string): void => {
+    if (typeof value !== 'number' || !Number.isFinite(value) || !ok(value)) {
+      throw new ConfigInvalidError(`backoff: ${name} must be ${what} (got ${String(value)})`);
+    }
+  };
+  check('initialMs', o.initialMs, (v) => v >= 0, 'a finite number >= 0');
+  check('maxMs', o.maxMs, (v) => v >= o.initialMs, 'a finite number >= initialMs');
+  if (o.factor !== undefined) check('factor', o.factor, (v) => v >= 1, 'a finite number >= 1');
+  if (o.jitter !== undefined) check('jitter', o.jitter, (v) => v >= 0, 'a finite number >= 0');
+  if (o.resetAfterMs !== undefined) check('resetAfterMs', o.resetAfterMs, (v) => v >= 0, 'a finite number >= 0');
 }
