@@ -348,6 +348,26 @@ describe(Reconciler.name, () => {
       expect(() => new Reconciler({ handlers: [new TestHandler('a')], sources: [], logger, clock, concurrency: 0 })).toThrow(ConfigInvalidError);
       expect(() => new Reconciler({ handlers: [], sources: [], logger, clock, retry: { initialMs: 10, maxMs: 5 } })).toThrow(ConfigInvalidError);
     });
+
+    it('rejects an unknown source name and a handler without syncPod or killPod, naming the option', () => {
+      const clock = new ManualClock();
+      // What a JavaScript caller can pass: the types rule these out.
+      const loose = (o: { handlers: unknown[]; sources: unknown[] }): ReconcilerOptions =>
+        ({ ...o, logger, clock }) as unknown as ReconcilerOptions;
+      const cases: [{ handlers: unknown[]; sources: unknown[] }, string][] = [
+        [{ handlers: [new TestHandler('a')], sources: ['file', 'filez'] }, 'filez'],
+        [{ handlers: [], sources: [''] }, 'sources'],
+        [{ handlers: [{ name: 'a' }], sources: ['file'] }, 'handlers'],
+        [{ handlers: [{ name: 'a', syncPod: async () => {} }], sources: ['file'] }, 'killPod'],
+        [{ handlers: [{ syncPod: async () => {}, killPod: async () => {} }], sources: ['file'] }, 'name'],
+        [{ handlers: [null], sources: ['file'] }, 'handlers'],
+      ];
+      for (const [o, mention] of cases) {
+        expect(() => new Reconciler(loose(o)), mention).toThrow(ConfigInvalidError);
+        expect(() => new Reconciler(loose(o)), mention).toThrow(mention);
+      }
+      expect(() => new Reconciler(loose({ handlers: [new TestHandler('a')], sources: ['file', 'http', 'api'] }))).not.toThrow();
+    });
   });
 
   describe('run()', () => {

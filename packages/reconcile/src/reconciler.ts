@@ -1,6 +1,6 @@
 import {
   deepFreeze, isMirrorPod, isStaticPod,
-  ConfigInvalidError, errorMessage, isClosable, isPodLister, isStartable, PodConfigError, podKey, podRef, podUid,
+  ALL_SOURCES, ConfigInvalidError, errorMessage, isSourceName, isClosable, isPodLister, isStartable, PodConfigError, podKey, podRef, podUid,
 } from '@podconfig/core';
 import type { ActualPod, Clock, Pod, PodLister, PodUpdate, SourceName, SyncHandler, SyncPodType } from '@podconfig/core';
 import type { Logger } from 'pino';
@@ -118,8 +118,16 @@ export class Reconciler {
     if (this.#policy !== 'per-source' && this.#policy !== 'all-sources') {
       throw new ConfigInvalidError(`unknown readiness policy ${String(this.#policy)}`);
     }
+    for (const source of options.sources as readonly unknown[]) {
+      if (!isSourceName(source)) {
+        throw new ConfigInvalidError(`sources: unknown source ${JSON.stringify(source)} (known: ${ALL_SOURCES.join(', ')})`);
+      }
+    }
     const names = new Set<string>();
-    for (const handler of options.handlers) {
+    for (const handler of options.handlers as readonly unknown[]) {
+      if (!isSyncHandlerShape(handler)) {
+        throw new ConfigInvalidError('handlers: each handler needs a string name and syncPod and killPod methods');
+      }
       if (handler.name === '' || names.has(handler.name)) {
         throw new ConfigInvalidError(`sync handler names must be unique and non-empty, got "${handler.name}" twice or empty`);
       }
@@ -680,4 +688,11 @@ function runningPodOf(entry: unknown): ActualPod | undefined {
     ...(typeof namespace === 'string' ? { namespace } : {}),
     ...(typeof name === 'string' ? { name } : {}),
   };
+}
+
+/** What the reconciler calls on every handler; a JavaScript caller can pass anything. */
+function isSyncHandlerShape(value: unknown): value is SyncHandler {
+  if (typeof value !== 'object' || value === null) return false;
+  const h = value as Partial<Record<keyof SyncHandler, unknown>>;
+  return typeof h.name === 'string' && typeof h.syncPod === 'function' && typeof h.killPod === 'function';
 }
