@@ -72,6 +72,15 @@ describe('podConfigOptionsToConfig()', () => {
     }) as Error);
   });
 
+  it.each([
+    ['handlerConcurrency', '8'], ['kubeAPIQPS', '5'], ['kubeAPIBurst', '10'], ['watchList', 'false'], ['keepManagedFields', 'true'],
+  ])('rejects %s given as a string (%j), naming the option, where a config file or flag would parse the text', (key, value) => {
+    const options = { nodeName: NODE, [key]: value } as unknown as PodConfigOptions;
+    expect(() => podConfigOptionsToConfig(options)).toThrow(expect.objectContaining({
+      code: 'PODCONFIG_CONFIG_INVALID', message: expect.stringContaining(`option "${key}"`) as string,
+    }) as Error);
+  });
+
   it('rejects a null handler entry as invalid configuration, not with a TypeError', () => {
     const withNull = { nodeName: NODE, handlers: [null] } as unknown as Parameters<typeof podConfigOptionsToConfig>[0];
     expect(() => podConfigOptionsToConfig(withNull)).toThrow(expect.objectContaining({ code: 'PODCONFIG_CONFIG_INVALID' }) as Error);

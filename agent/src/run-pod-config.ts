@@ -67,6 +67,11 @@ function isHandlerObject(value: SyncHandler | HandlerConfig): value is SyncHandl
   return typeof value === 'object' && value !== null && (typeof h.syncPod === 'function' || typeof h.killPod === 'function');
 }
 
+/** Options typed as a number or a boolean only (durations take a string too). */
+const TYPED_OPTIONS = {
+  kubeAPIQPS: 'number', kubeAPIBurst: 'number', handlerConcurrency: 'number', watchList: 'boolean', keepManagedFields: 'boolean',
+} as const satisfies Partial<Record<keyof PodConfigOptions, 'number' | 'boolean'>>;
+
 /** Validates library options into the agent's configuration (the same rules as the config file). */
 export function podConfigOptionsToConfig(options: PodConfigOptions): AgentConfig {
   // Plain JavaScript callers get a configuration error, not a TypeError from destructuring.
@@ -78,6 +83,13 @@ export function podConfigOptionsToConfig(options: PodConfigOptions): AgentConfig
   const unknown = Object.keys(fields).filter((key) => !CONFIG_FIELDS.has(key));
   if (unknown.length > 0) {
     throw new ConfigInvalidError(`unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => `"${key}"`).join(', ')}`);
+  }
+  // A config file or flag is text, so the shared parsers take "8" for 8; a library option is typed.
+  for (const [key, type] of Object.entries(TYPED_OPTIONS)) {
+    const value = (fields as Record<string, unknown>)[key];
+    if (value !== undefined && typeof value !== type) {
+      throw new ConfigInvalidError(`option "${key}": must be a ${type}, got ${JSON.stringify(value)}`);
+    }
   }
   const specs = handlers.filter((h) => !isHandlerObject(h));
   const objects = handlers.filter(isHandlerObject);
