@@ -4,6 +4,7 @@ import {
   type KillPodRequest, type Pod, type SyncHandler, type SyncPodRequest,
 } from '@podconfig/core';
 import { componentLogger } from './component-logger.js';
+import { nonEmptyString, positiveMs } from './constructor-checks.js';
 import { runCommand, type CommandResult } from './run-command.js';
 import { podDescription, podLogFields } from './pod-log-fields.js';
 
@@ -42,6 +43,9 @@ export class ExecSyncHandler implements SyncHandler {
   readonly #log: Logger;
 
   constructor(options: ExecSyncHandlerOptions) {
+    nonEmptyString('exec', 'command', options.command);
+    positiveMs('exec', 'timeoutMs', options.timeoutMs, EXEC_DEFAULT_TIMEOUT_MS);
+    positiveMs('exec', 'killGraceMs', options.killGraceMs, EXEC_DEFAULT_KILL_GRACE_MS);
     this.#o = options;
     this.#log = componentLogger(options.logger, 'sync.exec');
   }

@@ -9,6 +9,7 @@ import {
   type SyncPodRequest,
 } from '@podconfig/core';
 import { componentLogger } from './component-logger.js';
+import { nonEmptyString } from './constructor-checks.js';
 
 export interface StateDirSyncHandlerOptions {
   /** The directory that mirrors the desired pod set; created by `start()`. */
@@ -44,7 +45,7 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
   readonly #busy = new Map<string, Promise<void>>();
 
   constructor(options: StateDirSyncHandlerOptions) {
-    this.#dir = options.dir;
+    this.#dir = nonEmptyString('state-dir', 'dir', options.dir);
     this.#log = componentLogger(options.logger, 'sync.state-dir');
   }
 

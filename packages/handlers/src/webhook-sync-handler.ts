@@ -6,6 +6,7 @@ import {
   type ClosableHandler, type KillPodRequest, type Pod, type SyncHandler, type SyncPodRequest,
 } from '@podconfig/core';
 import { componentLogger } from './component-logger.js';
+import { invalidOption, positiveMs } from './constructor-checks.js';
 import { podDescription, podLogFields } from './pod-log-fields.js';
 
 export interface WebhookSyncHandlerOptions {
@@ -64,12 +65,25 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
   readonly #closing = new AbortController();
 
   constructor(options: WebhookSyncHandlerOptions) {
-    const url = new URL(options.url);
+    // Never quoted: the URL may carry a secret.
+    let url: URL;
+    try {
+      url = new URL(options.url);
+    } catch {
+      throw invalidOption('webhook', 'url', 'must be an absolute http or https URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidOption('webhook', 'url', 'must be an absolute http or https URL');
+    const timeoutMs = positiveMs('webhook', 'timeoutMs', options.timeoutMs, WEBHOOK_DEFAULT_TIMEOUT_MS);
     const headers = (options.headers ?? []).flatMap(([name, value]) => [name, value]);
     const has = (name: string): boolean => (options.headers ?? []).some(([n]) => n.toLowerCase() === name);
     if ((url.username !== '' || url.password !== '') && !has('authorization')) {
-      const user = decodeURIComponent(url.username);
-      const pass = decodeURIComponent(url.password);
+      const [user, pass] = [url.username, url.password].map((part) => {
+        try {
+          return decodeURIComponent(part);
+        } catch {
+          throw invalidOption('webhook', 'url', 'has user info that is not valid percent-encoding');
+        }
+      });
       headers.unshift('authorization', `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`);
     }
     url.username = '';
@@ -78,7 +92,7 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
     this.#url = url;
     this.#where = safeUrl(url);
     this.#headers = headers;
-    this.#timeoutMs = options.timeoutMs ?? WEBHOOK_DEFAULT_TIMEOUT_MS;
+    this.#timeoutMs = timeoutMs;
     this.#agent = new Agent({
       headersTimeout: this.#timeoutMs,
       bodyTimeout: this.#timeoutMs,
