@@ -96,6 +96,25 @@ describe(JsonLinesSyncHandler.name, () => {
       ]);
     });
 
+    it('records an orphan its listPods() reported by UID alone by its uid, without a pod field (never "/")', async () => {
+      const file = join(tmp.path, 'calls.jsonl');
+      const handler = new JsonLinesSyncHandler({ file, logger, clock: new InstantClock({ start: 0 }) });
+      await handler.start(live());
+      await handler.killPod({ reason: 'orphaned', pod: { metadata: { uid: 'uid-gone' } }, gracePeriodSeconds: 30, attempt: 1 }, live());
+      const [record, ...rest] = await records(file);
+      expect(rest).toEqual([]);
+      expect(record).toEqual({
+        time: '1970-01-01T00:00:00.000Z', handler: 'json-lines', call: 'kill', reason: 'orphaned', uid: 'uid-gone', gracePeriodSeconds: 30, attempt: 1,
+      });
+      expect(record).not.toHaveProperty('pod');
+    });
+
+    it('names an orphan known by UID alone by its uid when the append fails', async () => {
+      const handler = new JsonLinesSyncHandler({ file: tmp.path, logger });
+      await expect(handler.killPod({ reason: 'orphaned', pod: { metadata: { uid: 'uid-gone' } }, gracePeriodSeconds: 1, attempt: 1 }, live()))
+        .rejects.toMatchObject({ message: `json-lines: cannot append to ${tmp.path} for kill of pod with uid uid-gone` });
+    });
+
     it('throws PODCONFIG_HANDLER_FAILED when the path cannot be appended to (a directory)', async () => {
       const handler = new JsonLinesSyncHandler({ file: tmp.path, logger });
       await expect(handler.killPod({ reason: 'removed', pod: makePod('x'), gracePeriodSeconds: 1, attempt: 1 }, live()))

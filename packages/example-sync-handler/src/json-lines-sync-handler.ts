@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import {
   PodConfigError, podRef, podUid, systemClock,
-  type Clock, type KillPodRequest, type StartableHandler, type SyncHandler, type SyncPodRequest,
+  type Clock, type KillPodRequest, type Pod, type StartableHandler, type SyncHandler, type SyncPodRequest,
 } from '@podconfig/core';
 
 export interface JsonLinesSyncHandlerOptions {
@@ -22,7 +22,8 @@ export type JsonLinesRecord =
       readonly time: string;
       readonly handler: string;
       readonly call: SyncPodRequest['type'];
-      readonly pod: string;
+      /** `'ns/name'`; absent for an orphan a lister reported by UID alone (never `'/'`). */
+      readonly pod?: string;
       readonly uid: string;
       readonly source: string;
       readonly attempt: number;
@@ -32,7 +33,7 @@ export type JsonLinesRecord =
       readonly handler: string;
       readonly call: 'kill';
       readonly reason: KillPodRequest['reason'];
-      readonly pod: string;
+      readonly pod?: string;
       readonly uid: string;
       readonly gracePeriodSeconds: number;
       readonly attempt: number;
@@ -72,13 +73,13 @@ export class JsonLinesSyncHandler implements SyncHandler, StartableHandler {
 
   async syncPod(request: SyncPodRequest, signal: AbortSignal): Promise<void> {
     const { type, pod, source, attempt } = request;
-    await this.#append({ time: this.#now(), handler: this.name, call: type, pod: podRef(pod), uid: podUid(pod), source, attempt }, signal);
+    await this.#append({ time: this.#now(), handler: this.name, call: type, ...podFields(pod), source, attempt }, signal);
   }
 
   async killPod(request: KillPodRequest, signal: AbortSignal): Promise<void> {
     const { reason, pod, gracePeriodSeconds, attempt } = request;
     await this.#append(
-      { time: this.#now(), handler: this.name, call: 'kill', reason, pod: podRef(pod), uid: podUid(pod), gracePeriodSeconds, attempt },
+      { time: this.#now(), handler: this.name, call: 'kill', reason, ...podFields(pod), gracePeriodSeconds, attempt },
       signal,
     );
   }
@@ -99,10 +100,24 @@ export class JsonLinesSyncHandler implements SyncHandler, StartableHandler {
         await appendFile(this.#file, line, { flag: 'a' });
       }
     } catch (err: unknown) {
-      throw new PodConfigError('PODCONFIG_HANDLER_FAILED', `${this.name}: cannot append to ${this.#file} for ${record.call} of pod ${record.pod}`, {
+      throw new PodConfigError('PODCONFIG_HANDLER_FAILED', `${this.name}: cannot append to ${this.#file} for ${record.call} of ${describe(record)}`, {
         cause: err, retryable: true,
       });
     }
-    this.#log.debug({ op: record.call, pod: record.pod, uid: record.uid }, 'call recorded');
+    this.#log.debug({ op: record.call, ...(record.pod === undefined ? {} : { pod: record.pod }), uid: record.uid }, 'call recorded');
   }
+}
+
+/**
+ * How a record names a pod, as the built-in handlers log one: `pod: 'ns/name'` and `uid`. An orphan a
+ * lister reported by UID alone has no namespace or name: it gets `uid` only, not `pod: '/'`.
+ */
+function podFields(pod: Pod): { readonly pod?: string; readonly uid: string } {
+  const known = (pod.metadata?.namespace ?? '') !== '' || (pod.metadata?.name ?? '') !== '';
+  return known ? { pod: podRef(pod), uid: podUid(pod) } : { uid: podUid(pod) };
+}
+
+/** `pod ns/name`, or `pod with uid …` for an orphan known by UID alone. */
+function describe(record: JsonLinesRecord): string {
+  return record.pod === undefined ? `pod with uid ${record.uid}` : `pod ${record.pod}`;
 }
