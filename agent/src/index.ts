@@ -7,8 +7,6 @@ export type { AgentConfig, HandlerSpec, StatusAddress } from './agent-config.js'
 export { DEFAULTS } from './agent-config.js';
 export { resolveConfig, SETTINGS } from './settings.js';
 export { loadConfigFile } from './config-file.js';
-export { parseDuration, formatDuration } from './duration.js';
-export { createRootLogger, REDACT_PATHS } from './logger.js';
 export { AgentMetrics } from './metrics.js';
 export { StatusServer } from './status-server.js';
 export type { StatusProvider } from './status-server.js';
