@@ -30,6 +30,10 @@ export interface AgentConfig {
   readonly manifestUrlClientKeyFile: string | undefined;
   readonly httpCheckFrequencyMs: number;
   readonly httpReady: 'definitive' | 'first-success';
+  /**
+   * `--kubeconfig` / `kubeconfig`: a file (it must exist); `''` (given empty on purpose): standalone mode,
+   * no apiserver source whatever `KUBECONFIG`, `~/.kube/config` or in-cluster say; unset: client-go's discovery.
+   */
   readonly kubeconfig: string | undefined;
   readonly context: string | undefined;
   readonly kubeApiQps: number;

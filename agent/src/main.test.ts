@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -40,6 +40,34 @@ describe('createAgent()', () => {
   it('finds the kubeconfig through $KUBECONFIG, as kubectl does', async () => {
     const agent = await build({ 'pod-manifest-path': dir.path }, { KUBECONFIG: await kubeconfig() });
     expect([...agent.sourceNames].sort()).toEqual(['api', 'file']);
+  });
+
+  it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+    ['--kubeconfig=""', { kubeconfig: '' }, {}],
+    ['--kubeconfig=" "', { kubeconfig: ' ' }, {}],
+    ['the config field kubeconfig: ""', {}, { kubeconfig: '' }],
+  ])('runs standalone (no api source) for %s, though $KUBECONFIG and ~/.kube/config name an apiserver', async (_, flags, file) => {
+    const path = await kubeconfig();
+    await mkdir(join(dir.path, '.kube'));
+    await copyFile(path, join(dir.path, '.kube', 'config'));
+    const lines: { msg: string; setting?: string }[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => { lines.push(JSON.parse(line) as { msg: string }); } });
+    const config = resolveConfig({ 'status-address': 'off', 'pod-manifest-path': dir.path, ...flags }, file, { configFile: join(dir.path, 'c.yaml') });
+    const agent = await createAgent(config, { logger, signal: controller.signal, env: { HOME: dir.path, KUBECONFIG: path } });
+    expect([...agent.sourceNames]).toEqual(['file']);
+    expect(lines.find((l) => l.msg.includes('standalone'))?.msg).toBe('kubeconfig set empty: standalone mode, no apiserver source');
+  });
+
+  it('logs which kubeconfig and context the api source uses when it found one itself (~/.kube/config)', async () => {
+    await mkdir(join(dir.path, '.kube'));
+    await copyFile(await kubeconfig(), join(dir.path, '.kube', 'config'));
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => { lines.push(JSON.parse(line) as Record<string, unknown>); } });
+    const agent = await createAgent(resolveConfig({ 'status-address': 'off' }, {}), { logger, signal: controller.signal, env: { HOME: dir.path } });
+    expect([...agent.sourceNames]).toEqual(['api']);
+    expect(lines.find((l) => l['msg'] === 'apiserver source configured')).toMatchObject({
+      cluster: `kubeconfig:${join(dir.path, '.kube', 'config')}#c`, server: 'https://127.0.0.1:1/',
+    });
   });
 
   it('runs the same built-in twice side by side (the second as "<name>-2")', async () => {

@@ -1,7 +1,7 @@
 import { Container } from 'inversify';
 import type { Logger } from 'pino';
-import { ConfigInvalidError, MAX_TIMER_MS, PodConfigError, errorMessage, systemClock, type Clock, type SyncHandler } from '@podconfig/core';
-import { loadClusterConfig } from '@podconfig/kube-client';
+import { ConfigInvalidError, MAX_TIMER_MS, PodConfigError, errorMessage, safeUrl, systemClock, type Clock, type SyncHandler } from '@podconfig/core';
+import { loadClusterConfig, type ClusterConfig } from '@podconfig/kube-client';
 import type { AddressInfo } from 'node:net';
 import type { Agent } from './agent.js';
 import { settingName } from './settings.js';
@@ -29,26 +29,21 @@ export interface CreateAgentOptions {
 /**
  * The composition root: the only place that builds the inversify container and resolves from it.
  * The apiserver source exists only when a kubeconfig or in-cluster config is found (standalone
- * mode otherwise, as the kubelet).
+ * mode otherwise, as the kubelet), and never when `kubeconfig` is `''` (standalone on purpose).
  */
 export async function createAgent(config: AgentConfig, o: CreateAgentOptions): Promise<Agent> {
   const env = o.env ?? process.env;
   let cluster;
-  try {
-    cluster = await loadClusterConfig({
-      ...(config.kubeconfig === undefined ? {} : { kubeconfig: config.kubeconfig }),
-      ...(config.context === undefined ? {} : { context: config.context }),
-      env,
-    });
-  } catch (err: unknown) {
-    // A missing or broken kubeconfig, or an unknown context, is a bad value the user gave: invalid configuration.
-    if (!PodConfigError.is(err, 'PODCONFIG_KUBECONFIG_INVALID')) throw err;
-    // The setting's name only: the message names the file or context already.
-    const given = [config.kubeconfig === undefined ? undefined : settingName(config, 'kubeconfig'),
-      config.context === undefined ? undefined : settingName(config, 'context')].filter((g) => g !== undefined);
-    throw new ConfigInvalidError(given.length === 0 ? err.message : `${given.join(', ')}: ${err.message}`, { cause: err });
+  if (config.kubeconfig === '') {
+    // The kubelet's `--kubeconfig=""`: standalone on purpose, even on a node whose ~/.kube/config is admin.conf.
+    cluster = undefined;
+    o.logger.info({ setting: settingName(config, 'kubeconfig') }, 'kubeconfig set empty: standalone mode, no apiserver source');
+  } else {
+    cluster = await loadCluster(config, env);
+    if (cluster === undefined) o.logger.info({}, 'no kubeconfig and not in a cluster: standalone mode, no apiserver source');
+    // Which credentials the api source uses (`kubeconfig:<file>#<context>` or `in-cluster`): found, not only given.
+    else o.logger.info({ cluster: cluster.source, server: safeUrl(cluster.server) }, 'apiserver source configured');
   }
-  if (cluster === undefined) o.logger.info({}, 'no kubeconfig and not in a cluster: standalone mode, no apiserver source');
   const container = new Container();
   const built = new StartupResources();
   // A library caller's handler objects too: the reconciler would have closed them at shutdown as well.
@@ -69,6 +64,23 @@ export async function createAgent(config: AgentConfig, o: CreateAgentOptions): P
     // connections) and never get the close() it would have got at shutdown.
     await built.release(config.shutdownTimeoutMs, o.logger);
     throw err;
+  }
+}
+
+async function loadCluster(config: AgentConfig, env: NodeJS.ProcessEnv): Promise<ClusterConfig | undefined> {
+  try {
+    return await loadClusterConfig({
+      ...(config.kubeconfig === undefined ? {} : { kubeconfig: config.kubeconfig }),
+      ...(config.context === undefined ? {} : { context: config.context }),
+      env,
+    });
+  } catch (err: unknown) {
+    // A missing or broken kubeconfig, or an unknown context, is a bad value the user gave: invalid configuration.
+    if (!PodConfigError.is(err, 'PODCONFIG_KUBECONFIG_INVALID')) throw err;
+    // The setting's name only: the message names the file or context already.
+    const given = [config.kubeconfig === undefined ? undefined : settingName(config, 'kubeconfig'),
+      config.context === undefined ? undefined : settingName(config, 'context')].filter((g) => g !== undefined);
+    throw new ConfigInvalidError(given.length === 0 ? err.message : `${given.join(', ')}: ${err.message}`, { cause: err });
   }
 }
 

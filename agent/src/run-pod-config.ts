@@ -28,6 +28,7 @@ export interface PodConfigOptions {
   readonly staticPodURLClientKeyFile?: string;
   readonly httpCheckFrequency?: string | number;
   readonly httpReady?: 'definitive' | 'first-success';
+  /** A kubeconfig file; `''`: standalone, no apiserver source (unset: `KUBECONFIG`, `~/.kube/config`, in-cluster). */
   readonly kubeconfig?: string;
   readonly context?: string;
   readonly kubeAPIQPS?: number;

@@ -82,6 +82,16 @@ describe('resolveConfig()', () => {
     expect(resolveConfig({}, { staticPodPath: 'manifests' }).staticPodPath).toBe('manifests');
   });
 
+  it('keeps an empty kubeconfig as "" (standalone on purpose), not unset, and does not resolve it against the config file', () => {
+    expect(resolveConfig({ kubeconfig: '' }, {}).kubeconfig).toBe('');
+    expect(resolveConfig({}, { kubeconfig: '' }, { configFile: '/etc/podconfig/c.yaml' }).kubeconfig).toBe('');
+    expect(resolveConfig({}, {}).kubeconfig).toBeUndefined();
+  });
+
+  it('rejects --context with an empty --kubeconfig, naming both', () => {
+    expect(() => resolveConfig({ kubeconfig: '', context: 'prod' }, {})).toThrow('--context needs a kubeconfig, but --kubeconfig is empty (standalone mode)');
+  });
+
   it('records how each set setting was given, for later errors', () => {
     const c = resolveConfig({ 'manifest-url-ca': '/a.pem' }, { staticPodURLClientCertFile: '/c.pem', staticPodURLClientKeyFile: '/k.pem' }, { configFile: '/c.yaml' });
     expect(c.origins).toMatchObject({ manifestUrlCaFile: '--manifest-url-ca', manifestUrlClientCertFile: '--config /c.yaml: field "staticPodURLClientCertFile"' });

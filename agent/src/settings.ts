@@ -52,6 +52,8 @@ const optionalPath = (raw: unknown, what: string): string | undefined => {
   const s = str(raw, what).trim();
   return s === '' ? undefined : s;
 };
+/** `--kubeconfig`: a path, or "" given on purpose: standalone mode, whatever `KUBECONFIG` or `~/.kube/config` say. */
+const kubeconfigPath = (raw: unknown, what: string): string => str(raw, what).trim();
 const duration = (opts: { positive?: boolean; zeroIsDefault?: number } = {}) => (raw: unknown, what: string, ctx: ParseContext): number => {
   if (typeof raw === 'number' && !ctx.durationsInMs) {
     throw new ConfigInvalidError(`${what}: must be a duration string like "20s", got the number ${String(raw)}`);
@@ -182,7 +184,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'httpReady', flag: 'http-ready', field: 'httpReady', arg: 'definitive|first-success',
     help: 'when the http source counts as ready: after a definitive answer or a grace period (D9), or only after a success', parse: oneOf(['definitive', 'first-success'] as const), fallback: () => 'definitive' },
   { key: 'kubeconfig', flag: 'kubeconfig', field: 'kubeconfig', arg: 'FILE',
-    help: 'kubeconfig for the apiserver source (else $KUBECONFIG, ~/.kube/config, in-cluster; none: standalone)', isPath: true, parse: optionalPath, fallback: () => undefined },
+    help: 'kubeconfig for the apiserver source; unset: $KUBECONFIG, ~/.kube/config, in-cluster, else standalone; "" (given empty): standalone, no apiserver source',
+    isPath: true, parse: kubeconfigPath, fallback: () => undefined },
   { key: 'context', flag: 'context', field: 'context', arg: 'NAME', help: 'kubeconfig context to use', parse: optionalPath, fallback: () => undefined },
   { key: 'kubeApiQps', flag: 'kube-api-qps', field: 'kubeAPIQPS', arg: 'N', help: 'client-side QPS limit towards the apiserver', parse: number({}), fallback: () => DEFAULTS.kubeApiQps },
   { key: 'kubeApiBurst', flag: 'kube-api-burst', field: 'kubeAPIBurst', arg: 'N', help: 'client-side burst towards the apiserver', parse: number({ integer: true }), fallback: () => DEFAULTS.kubeApiBurst },
@@ -261,7 +264,7 @@ export function resolveConfig(flags: Readonly<Record<string, unknown>>, file: Re
     } else if (file[s.field] !== undefined && file[s.field] !== null) {
       const what = fieldLabel(s.field);
       let value = s.parse(file[s.field], what, ctx);
-      if (s.isPath === true && typeof value === 'string' && configFile !== undefined && !isAbsolute(value)) {
+      if (s.isPath === true && typeof value === 'string' && value !== '' && configFile !== undefined && !isAbsolute(value)) {
         value = resolve(dirname(configFile), value);
       }
       out[s.key] = value;
@@ -274,6 +277,9 @@ export function resolveConfig(flags: Readonly<Record<string, unknown>>, file: Re
   const config = out as unknown as AgentConfig;
   if ((config.manifestUrlClientCertFile === undefined) !== (config.manifestUrlClientKeyFile === undefined)) {
     throw new ConfigInvalidError('--manifest-url-client-cert and --manifest-url-client-key (staticPodURLClientCertFile and staticPodURLClientKeyFile) go together: set both or neither');
+  }
+  if (config.kubeconfig === '' && config.context !== undefined) {
+    throw new ConfigInvalidError(`${settingName(config, 'context')} needs a kubeconfig, but ${settingName(config, 'kubeconfig')} is empty (standalone mode)`);
   }
   return config;
 }
