@@ -30,6 +30,11 @@ describe('parseCommandLine()', () => {
     expect(run(['--hostname-override', 'n1']).flags['node-name']).toBe('n1');
   });
 
+  it('reports the name typed for an alias, so errors name --hostname-override, not --node-name', () => {
+    expect(run(['--hostname-override=']).flagNames).toEqual({ 'node-name': 'hostname-override' });
+    expect(run(['--node-name=n1']).flagNames).toEqual({});
+  });
+
   it('collects repeatable flags in order', () => {
     const cl = run(['--handler', 'log', '--handler=state-dir=/tmp/s', '--manifest-url-header', 'a:1,a:2', '--manifest-url-header', 'b:3']);
     expect(cl.flags['handler']).toEqual(['log', 'state-dir=/tmp/s']);

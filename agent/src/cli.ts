@@ -2,8 +2,10 @@ import { Command, CommanderError, Option } from 'commander';
 import { SETTINGS, helpDefault } from './settings.js';
 
 export interface CommandLine {
-  /** Raw flag values by flag name (without dashes); repeatable flags give string[]. */
+  /** Raw flag values by flag name (without dashes; an alias's under its setting's flag); repeatable flags give string[]. */
   readonly flags: Readonly<Record<string, unknown>>;
+  /** The name as typed, by the setting's flag, where an alias was used (`node-name` → `hostname-override`). */
+  readonly flagNames: Readonly<Record<string, string>>;
   readonly configFile: string | undefined;
 }
 
@@ -25,7 +27,7 @@ export function parseCommandLine(argv: readonly string[], version: string): Comm
     .allowExcessArguments(false)
     .exitOverride()
     .configureOutput({ writeOut: (s) => { output += s; }, writeErr: (s) => { output += s; } });
-  const attribute = new Map<string, string>();
+  const attribute = new Map<string, { flag: string; typed: string }>();
   for (const s of SETTINGS) {
     // A bool flag alone means true, as Go's bool flags do (`--watch-list`); `--watch-list=false` turns it off.
     const value = s.isBool === true ? `[${s.arg}]` : `<${s.arg}>`;
@@ -35,11 +37,11 @@ export function parseCommandLine(argv: readonly string[], version: string): Comm
     const opt = new Option(`--${s.flag} ${value}`, shown === undefined ? s.help : `${s.help} (default ${shown})`);
     if (s.repeatable === true) opt.argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]);
     program.addOption(opt);
-    attribute.set(opt.attributeName(), s.flag);
+    attribute.set(opt.attributeName(), { flag: s.flag, typed: s.flag });
     for (const alias of s.aliases ?? []) {
       const a = new Option(`--${alias} ${value}`, `alias of --${s.flag}`);
       program.addOption(a);
-      attribute.set(a.attributeName(), s.flag);
+      attribute.set(a.attributeName(), { flag: s.flag, typed: alias });
     }
   }
   try {
@@ -52,10 +54,14 @@ export function parseCommandLine(argv: readonly string[], version: string): Comm
   }
   const opts = program.opts<Record<string, unknown>>();
   const flags: Record<string, unknown> = {};
+  const flagNames: Record<string, string> = {};
   for (const [attr, value] of Object.entries(opts)) {
-    const flag = attribute.get(attr);
-    if (flag !== undefined && value !== undefined) flags[flag] = value === true ? 'true' : value;
+    const name = attribute.get(attr);
+    if (name === undefined || value === undefined) continue;
+    flags[name.flag] = value === true ? 'true' : value;
+    if (name.typed !== name.flag) flagNames[name.flag] = name.typed;
+    else delete flagNames[name.flag];
   }
   const configFile = typeof opts['config'] === 'string' ? opts['config'] : undefined;
-  return { kind: 'run', commandLine: { flags, configFile } };
+  return { kind: 'run', commandLine: { flags, flagNames, configFile } };
 }

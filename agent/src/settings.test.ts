@@ -43,6 +43,17 @@ describe('resolveConfig()', () => {
     expect(resolveConfig({}, { keepManagedFields: false }).keepManagedFields).toBe(false);
   });
 
+  it('uses the OS hostname for a zero-length --node-name or --hostname-override, as the kubelet\'s GetHostname does', () => {
+    expect(resolveConfig({ 'node-name': '' }, {}).nodeName).toBe(hostname().trim().toLowerCase());
+    expect(resolveConfig({ 'node-name': '' }, {}, { flagNames: { 'node-name': 'hostname-override' } }).nodeName).toBe(hostname().trim().toLowerCase());
+  });
+
+  it('rejects an override that trims to nothing, naming the flag as typed', () => {
+    expect(() => resolveConfig({ 'node-name': ' ' }, {})).toThrow('--node-name: the node name is empty');
+    expect(() => resolveConfig({ 'node-name': ' ' }, {}, { flagNames: { 'node-name': 'hostname-override' } })).toThrow('--hostname-override: the node name is empty');
+    expect(() => resolveConfig({ 'node-name': 'a_b' }, {}, { flagNames: { 'node-name': 'hostname-override' } })).toThrow('--hostname-override: "a_b" is not a valid node name');
+  });
+
   it('lowercases the node name like the kubelet', () => {
     expect(resolveConfig({ 'node-name': ' Node-A ' }, {}).nodeName).toBe('node-a');
   });

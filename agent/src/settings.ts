@@ -91,10 +91,17 @@ const list = (raw: unknown, what: string): string[] => {
   return str(raw, what).split(',').map((s) => s.trim()).filter((s) => s !== '');
 };
 
-/** kubelet: the node name is the trimmed, lowercased override or the OS hostname. */
-export function normalizeNodeName(raw: string, what: string): string {
+/**
+ * kubelet `GetHostname`: the node name is the trimmed, lowercased override or, for a zero-length one
+ * (`--hostname-override=`), the OS hostname; an override that trims to nothing is an error.
+ */
+export function nodeName(raw: string, what: string): string {
+  return raw === '' ? normalizeNodeName(hostname(), 'the OS hostname') : normalizeNodeName(raw, what);
+}
+
+function normalizeNodeName(raw: string, what: string): string {
   const name = raw.trim().toLowerCase();
-  if (name === '') throw new ConfigInvalidError(`${what}: the node name is empty`);
+  if (name === '') throw new ConfigInvalidError(`${what}: the node name is empty (only white space)`);
   if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(name) || name.length > 253) {
     throw new ConfigInvalidError(`${what}: "${name}" is not a valid node name (a DNS-1123 subdomain)`);
   }
@@ -156,7 +163,7 @@ const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'
 export const SETTINGS: readonly Setting[] = [
   { key: 'nodeName', flag: 'node-name', aliases: ['hostname-override'], field: 'nodeName', arg: 'NAME',
     help: 'node name: static pod names get "-<node>" (lowercased); the apiserver source watches pods bound to it (default: the OS hostname)', defaultHelp: '',
-    parse: (raw, what) => normalizeNodeName(str(raw, what), what), fallback: () => normalizeNodeName(hostname(), 'the OS hostname') },
+    parse: (raw, what) => nodeName(str(raw, what), what), fallback: () => nodeName('', 'the OS hostname') },
   { key: 'staticPodPath', flag: 'pod-manifest-path', field: 'staticPodPath', arg: 'PATH',
     help: 'directory (or single file) of static pod manifests; unset disables the file source', isPath: true, parse: optionalPath, fallback: () => undefined },
   { key: 'fileCheckFrequencyMs', flag: 'file-check-frequency', field: 'fileCheckFrequency', arg: 'DURATION',
@@ -247,6 +254,8 @@ export interface ResolveConfigOptions {
   readonly configFile?: string;
   /** Library use (`runPodConfig()`): a number for a duration field is milliseconds. Default false: rejected. */
   readonly durationsInMs?: boolean;
+  /** The flag name as typed, by the setting's flag, when an alias was used (`node-name` → `hostname-override`): errors name it. */
+  readonly flagNames?: Readonly<Record<string, string>>;
 }
 
 /** Flags (by flag name) override file fields (by field name) override defaults. */
@@ -259,8 +268,9 @@ export function resolveConfig(flags: Readonly<Record<string, unknown>>, file: Re
   for (const s of SETTINGS) {
     const fromFlag = flags[s.flag];
     if (fromFlag !== undefined) {
-      out[s.key] = s.parse(fromFlag, `--${s.flag}`, ctx);
-      origins[s.key] = `--${s.flag}`;
+      const what = `--${o.flagNames?.[s.flag] ?? s.flag}`;
+      out[s.key] = s.parse(fromFlag, what, ctx);
+      origins[s.key] = what;
     } else if (file[s.field] !== undefined && file[s.field] !== null) {
       const what = fieldLabel(s.field);
       let value = s.parse(file[s.field], what, ctx);

@@ -23,7 +23,7 @@ async function main(): Promise<number> {
     const configFile = parsed.commandLine.configFile;
     const file = configFile === undefined ? undefined : await loadConfigFile(configFile);
     ignoredFields = file?.ignoredFields ?? [];
-    config = resolveConfig(parsed.commandLine.flags, file?.fields ?? {}, configFile === undefined ? {} : { configFile });
+    config = resolveConfig(parsed.commandLine.flags, file?.fields ?? {}, { flagNames: parsed.commandLine.flagNames, ...(configFile === undefined ? {} : { configFile }) });
   } catch (err: unknown) {
     process.stderr.write(`podconfig-agent: ${errorMessage(err)}\n`);
     return 2;
