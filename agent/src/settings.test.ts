@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { PodConfigError } from '@podconfig/core';
+import { ConfigInvalidError, PodConfigError } from '@podconfig/core';
 import { DEFAULTS } from './agent-config.js';
 import { SETTINGS, goDurationString, parseHandlerSpec, resolveConfig } from './settings.js';
 
@@ -112,6 +112,16 @@ describe('resolveConfig()', () => {
   it('reads staticPodURLHeader maps and --manifest-url-header flags in order', () => {
     expect(resolveConfig({}, { staticPodURLHeader: { a: ['1', '2'], b: ['3'] } }).manifestUrlHeaders).toEqual([['a', '1'], ['a', '2'], ['b', '3']]);
     expect(resolveConfig({ 'manifest-url-header': ['a:1,a:2', 'b:3'] }, {}).manifestUrlHeaders).toEqual([['a', '1'], ['a', '2'], ['b', '3']]);
+  });
+
+  it.each<[string, unknown, string]>([
+    ['a list entry without ":"', ['a:1', 'nocolon'], ' value 2, entry 1: malformed pair, expected name:value'],
+    ['a map with a bad name', { 'Bad Name': ['x'] }, ', header "Bad Name" value 1: the header name is empty or not a valid token'],
+    ['a map setting Host', { Host: ['evil.example'] }, ', header "Host" value 1: the header \'Host\' is set by the HTTP client and cannot be configured'],
+    ['a map value with CR LF', { 'X-Token': ['ok', 'a\r\nInjected: 1'] }, ', header "X-Token" value 2: the value of header \'X-Token\' contains control characters'],
+  ])('rejects staticPodURLHeader with %s at parse time, naming the file and the field', (_, value, rest) => {
+    expect(() => resolveConfig({}, { staticPodURLHeader: value }, { configFile: '/etc/c.yaml' }))
+      .toThrow(new ConfigInvalidError(`--config /etc/c.yaml: field "staticPodURLHeader"${rest}`));
   });
 
   it.each([

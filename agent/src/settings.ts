@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigInvalidError, formatDuration, MAX_TIMER_MS } from '@podconfig/core';
-import { parseManifestUrlHeaders } from '@podconfig/source-http';
+import { checkHeader, parseManifestUrlHeaders } from '@podconfig/source-http';
 import { DEFAULTS, type AgentConfig, type HandlerSpec } from './agent-config.js';
 import { parseDuration } from './duration.js';
 import { parseStatusAddress } from './status-address.js';
@@ -124,17 +124,23 @@ function manifestUrl(raw: unknown, what: string): string | undefined {
 }
 
 function headers(raw: unknown, what: string): [string, string][] {
-  // Flag form: repeatable 'a:hello,b:again'. File form (staticPodURLHeader): map name -> [values].
-  if (Array.isArray(raw)) return parseManifestUrlHeaders(raw.map((v, i) => str(v, `${what}[${i}]`)));
+  // Flag form: repeatable 'a:hello,b:again'. File form (staticPodURLHeader): map name -> [values], or the flag's strings.
+  // Checked here, so that a bad header fails at start-up naming the flag, or the file and the field.
+  if (Array.isArray(raw)) return parseManifestUrlHeaders(raw.map((v, i) => str(v, `${what}[${i}]`)), what);
   if (typeof raw === 'object' && raw !== null) {
     const out: [string, string][] = [];
     for (const [name, values] of Object.entries(raw)) {
       const vs: unknown[] = Array.isArray(values) ? values : [values];
-      vs.forEach((v, i) => out.push([name, str(v, `${what}.${name}[${i}]`)]));
+      vs.forEach((v, i) => {
+        const where = `${what}, header ${JSON.stringify(name)} value ${i + 1}`;
+        const header: [string, string] = [name, str(v, where)];
+        checkHeader(header, where);
+        out.push(header);
+      });
     }
     return out;
   }
-  return parseManifestUrlHeaders([str(raw, what)]);
+  return parseManifestUrlHeaders([str(raw, what)], what);
 }
 
 /** `NAME[=ARG]` from the CLI, or a config entry: a string, or `{ name, ...options }`. */

@@ -1,3 +1,3 @@
 export { HttpPodSource } from './http-pod-source.js';
 export type { HttpPodSourceOptions, HttpReadiness } from './http-pod-source.js';
-export { parseManifestUrlHeaders } from './parse-manifest-url-headers.js';
+export { checkHeader, parseManifestUrlHeaders } from './parse-manifest-url-headers.js';

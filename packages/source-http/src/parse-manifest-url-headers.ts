@@ -21,13 +21,14 @@ const MANAGED = new Set(['host', 'connection', 'keep-alive', 'upgrade', 'expect'
  * pair is split at its first `:`, and name and value are trimmed. A repeated name keeps every value,
  * in order. Throws {@link ConfigInvalidError} naming the bad entry by position (and by header name
  * when that is well-formed); header values never appear in the message, because they are secrets.
+ * `what` names where the values were given (default `--manifest-url-header`; a config file's field).
  */
-export function parseManifestUrlHeaders(values: readonly string[]): [string, string][] {
+export function parseManifestUrlHeaders(values: readonly string[], what = '--manifest-url-header'): [string, string][] {
   const out: [string, string][] = [];
   values.forEach((value, v) => {
     value.split(',').forEach((pair, p) => {
       if (pair.length === 0) return;
-      const where = `--manifest-url-header value ${v + 1}, entry ${p + 1}`;
+      const where = `${what} value ${v + 1}, entry ${p + 1}`;
       const colon = pair.indexOf(':');
       if (colon < 0) throw new ConfigInvalidError(`${where}: malformed pair, expected name:value`);
       const header: [string, string] = [pair.slice(0, colon).trim(), pair.slice(colon + 1).trim()];
