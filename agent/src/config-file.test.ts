@@ -31,14 +31,14 @@ describe('loadConfigFile()', () => {
   });
 
   it('reads the bool fields of a podconfig file as YAML bools (watchList, keepManagedFields)', async () => {
-    const path = await write('kind: PodConfigAgentConfiguration\nwatchList: false\nkeepManagedFields: true\n');
+    const path = await write('apiVersion: podconfig.io/v1alpha1\nkind: PodConfigAgentConfiguration\nwatchList: false\nkeepManagedFields: true\n');
     const f = await loadConfigFile(path);
     expect(f.fields).toEqual({ watchList: false, keepManagedFields: true });
     expect(resolveConfig({}, f.fields)).toMatchObject({ watchList: false, keepManagedFields: true });
   });
 
   it('reads YAML as the kubelet reads its config file (go-yaml v2): yes is a bool, a repeated key an error', async () => {
-    const path = await write('kind: PodConfigAgentConfiguration\nwatchList: no\nkeepManagedFields: yes\nstaticPodPath: .\n');
+    const path = await write('apiVersion: podconfig.io/v1alpha1\nkind: PodConfigAgentConfiguration\nwatchList: no\nkeepManagedFields: yes\nstaticPodPath: .\n');
     expect((await loadConfigFile(path)).fields).toEqual({ watchList: false, keepManagedFields: true, staticPodPath: '.' });
     const repeated = await write('staticPodPath: /a\nstaticPodPath: /b\n');
     await expect(loadConfigFile(repeated)).rejects.toThrow(`--config ${repeated}: invalid YAML at line 2, column 1: Map keys must be unique`);
@@ -66,6 +66,23 @@ describe('loadConfigFile()', () => {
   it('rejects a wrong kind', async () => {
     const path = await write('kind: Pod\n');
     await expect(loadConfigFile(path)).rejects.toThrow('kind must be');
+  });
+
+  it.each([
+    ['kind: KubeletConfiguration\n', 'kind KubeletConfiguration needs apiVersion: kubelet.config.k8s.io/v1beta1, got none'],
+    ['kind: KubeletConfiguration\napiVersion: podconfig.io/v1alpha1\n', 'kind KubeletConfiguration needs apiVersion: kubelet.config.k8s.io/v1beta1, got "podconfig.io/v1alpha1"'],
+    ['kind: PodConfigAgentConfiguration\n', 'kind PodConfigAgentConfiguration needs apiVersion: podconfig.io/v1alpha1, got none'],
+    ['kind: PodConfigAgentConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\n', 'kind PodConfigAgentConfiguration needs apiVersion: podconfig.io/v1alpha1, got "kubelet.config.k8s.io/v1beta1"'],
+    ['apiVersion: kubelet.config.k8s.io/v1beta1\nstaticPodPath: /m\n', 'kind must be KubeletConfiguration or PodConfigAgentConfiguration, got none (apiVersion is set)'],
+  ])('rejects a kind without its apiVersion, or the other way round (as the kubelet\'s decoder): %j', async (text, message) => {
+    const path = await write(text);
+    await expect(loadConfigFile(path)).rejects.toThrow(`--config ${path}: ${message}`);
+  });
+
+  it('accepts each kind with its apiVersion, and a file with neither as podconfig\'s own', async () => {
+    expect((await loadConfigFile(await write('apiVersion: podconfig.io/v1alpha1\nkind: PodConfigAgentConfiguration\nstaticPodPath: /m\n'))).fields).toEqual({ staticPodPath: '/m' });
+    expect((await loadConfigFile(await write('staticPodPath: /m\n'))).fields).toEqual({ staticPodPath: '/m' });
+    await expect(loadConfigFile(await write('staticPodPath: /m\ncgroupDriver: systemd\n'))).rejects.toThrow('unknown field "cgroupDriver"');
   });
 
   it('treats an empty file as no settings', async () => {

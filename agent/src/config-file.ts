@@ -3,8 +3,8 @@ import { ConfigInvalidError, errorMessage } from '@podconfig/core';
 import { GoYamlError, parseGoYaml } from '@podconfig/manifest';
 import { CONFIG_FIELDS } from './settings.js';
 
-const KUBELET_API = 'kubelet.config.k8s.io/v1beta1';
-const PODCONFIG_API = 'podconfig.io/v1alpha1';
+/** The kinds a config file may name, each with the one apiVersion that goes with it. */
+const KINDS = [['KubeletConfiguration', 'kubelet.config.k8s.io/v1beta1'], ['PodConfigAgentConfiguration', 'podconfig.io/v1alpha1']] as const;
 
 export interface ConfigFile {
   readonly fields: Readonly<Record<string, unknown>>;
@@ -16,7 +16,10 @@ export interface ConfigFile {
  * Reads a YAML (or JSON) config file. Field names are KubeletConfiguration's (`staticPodPath`,
  * `fileCheckFrequency`, …) plus podconfig's own (`handlers`, `statusAddress`, …).
  * `kind: KubeletConfiguration` files may carry other kubelet fields, which are ignored and
- * reported; any other unknown field is an error (a typo must not be silently ignored).
+ * reported; any other unknown field is an error (a typo must not be silently ignored). A `kind`
+ * needs its `apiVersion` and the other way round (`KubeletConfiguration` with
+ * `kubelet.config.k8s.io/v1beta1`, `PodConfigAgentConfiguration` with `podconfig.io/v1alpha1`), as
+ * the kubelet's decoder requires both; a file with neither is a PodConfigAgentConfiguration.
  */
 export async function loadConfigFile(path: string): Promise<ConfigFile> {
   let text: string;
@@ -37,13 +40,18 @@ export async function loadConfigFile(path: string): Promise<ConfigFile> {
   if (doc === null) return { fields: {}, ignoredFields: [] };
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigInvalidError(`--config ${path}: must be a YAML mapping`);
   const { apiVersion, kind, ...fields } = doc as Record<string, unknown>;
+  // As the kubelet's codec: a file that names its type names both kind and apiVersion, and they match.
+  // A file with neither is podconfig's own (PodConfigAgentConfiguration).
+  if (kind !== undefined || apiVersion !== undefined) {
+    const pair = KINDS.find(([k]) => k === kind);
+    if (pair === undefined) {
+      throw new ConfigInvalidError(`--config ${path}: kind must be ${KINDS.map(([k]) => k).join(' or ')}, got ${kind === undefined ? 'none (apiVersion is set)' : JSON.stringify(kind)}`);
+    }
+    if (apiVersion !== pair[1]) {
+      throw new ConfigInvalidError(`--config ${path}: kind ${pair[0]} needs apiVersion: ${pair[1]}, got ${apiVersion === undefined ? 'none' : JSON.stringify(apiVersion)}`);
+    }
+  }
   const isKubelet = kind === 'KubeletConfiguration';
-  if (kind !== undefined && !isKubelet && kind !== 'PodConfigAgentConfiguration') {
-    throw new ConfigInvalidError(`--config ${path}: kind must be KubeletConfiguration or PodConfigAgentConfiguration, got ${JSON.stringify(kind)}`);
-  }
-  if (apiVersion !== undefined && apiVersion !== KUBELET_API && apiVersion !== PODCONFIG_API) {
-    throw new ConfigInvalidError(`--config ${path}: apiVersion must be ${KUBELET_API} or ${PODCONFIG_API}, got ${JSON.stringify(apiVersion)}`);
-  }
   const unknown = Object.keys(fields).filter((f) => !CONFIG_FIELDS.has(f));
   if (unknown.length > 0 && !isKubelet) {
     throw new ConfigInvalidError(`--config ${path}: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => `"${f}"`).join(', ')}`);

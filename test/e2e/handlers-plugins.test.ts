@@ -132,6 +132,7 @@ describe('podconfig-agent handler plugins', () => {
       const rec = join(tmp.path, 'audit.jsonl');
       const config = join(tmp.path, 'config.yaml');
       await writeFile(config, [
+        'apiVersion: podconfig.io/v1alpha1',
         'kind: PodConfigAgentConfiguration',
         `staticPodPath: ${JSON.stringify(manifests)}`,
         'handlers:',
