@@ -99,6 +99,21 @@ describe('resolveConfig()', () => {
     expect(resolveConfig({}, {}).kubeconfig).toBeUndefined();
   });
 
+  it.each<[Record<string, unknown>, Record<string, unknown>, string]>([
+    [{}, { manifestExtensions: [] }, '--config /etc/c.yaml: field "manifestExtensions": must list at least one extension'],
+    [{}, { manifestExtensions: ['yaml'] }, '--config /etc/c.yaml: field "manifestExtensions": "yaml" is not an extension: each starts with "."'],
+    [{}, { manifestExtensions: ['.'] }, '--config /etc/c.yaml: field "manifestExtensions": "." is not an extension'],
+    [{ 'manifest-extensions': ' , ' }, {}, '--manifest-extensions: must list at least one extension'],
+    [{ 'manifest-extensions': '.yaml,json' }, {}, '--manifest-extensions: "json" is not an extension'],
+  ])('rejects manifest extensions %j %j at parse time, naming the flag or the file and field', (flags, file, message) => {
+    expect(() => resolveConfig(flags, file, { configFile: '/etc/c.yaml' })).toThrow(message);
+  });
+
+  it('takes a list of .extensions from the flag and the config field', () => {
+    expect(resolveConfig({ 'manifest-extensions': '.yaml, .yml' }, {}).manifestExtensions).toEqual(['.yaml', '.yml']);
+    expect(resolveConfig({}, { manifestExtensions: ['.json'] }).manifestExtensions).toEqual(['.json']);
+  });
+
   it('rejects --context with an empty --kubeconfig, naming both', () => {
     expect(() => resolveConfig({ kubeconfig: '', context: 'prod' }, {})).toThrow('--context needs a kubeconfig, but --kubeconfig is empty (standalone mode)');
   });

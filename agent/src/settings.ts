@@ -91,6 +91,15 @@ const list = (raw: unknown, what: string): string[] => {
   return str(raw, what).split(',').map((s) => s.trim()).filter((s) => s !== '');
 };
 
+/** `--manifest-extensions`: a non-empty list of `.ext` names (leave the setting out to read any extension). */
+const extensions = (raw: unknown, what: string): string[] => {
+  const exts = list(raw, what).map((e) => e.trim());
+  if (exts.length === 0) throw new ConfigInvalidError(`${what}: must list at least one extension, e.g. .yaml,.yml,.json (leave it unset to read any)`);
+  const bad = exts.find((e) => !/^\.[^./\\]+$/.test(e));
+  if (bad !== undefined) throw new ConfigInvalidError(`${what}: ${JSON.stringify(bad)} is not an extension: each starts with "." (.yaml)`);
+  return exts;
+};
+
 /**
  * kubelet `GetHostname`: the node name is the trimmed, lowercased override or, for a zero-length one
  * (`--hostname-override=`), the OS hostname; an override that trims to nothing is an error.
@@ -180,7 +189,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'manifestFilter', flag: 'manifest-filter', field: 'manifestFilter', arg: 'default|none',
     help: 'default: ignore editor artefacts (~, .swp, .bak, …) (D2); none: read every non-dot file like the kubelet', parse: oneOf(['default', 'none'] as const), fallback: () => 'default' },
   { key: 'manifestExtensions', flag: 'manifest-extensions', field: 'manifestExtensions', arg: 'EXTS',
-    help: 'only read manifests with these extensions, e.g. .yaml,.yml,.json (default: any)', parse: list, fallback: () => undefined },
+    help: 'only read manifests with these extensions, e.g. .yaml,.yml,.json (default: any)', parse: extensions, fallback: () => undefined },
   { key: 'manifestUrl', flag: 'manifest-url', field: 'staticPodURL', arg: 'URL',
     help: 'URL of a Pod or PodList manifest, polled periodically; unset disables the http source', parse: manifestUrl, fallback: () => undefined },
   { key: 'manifestUrlHeaders', flag: 'manifest-url-header', field: 'staticPodURLHeader', arg: "'a:x,b:y'", repeatable: true,
