@@ -3,9 +3,13 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { podManifestYaml, tempDir } from '@podconfig/testing';
 import { AGENT_BIN, AgentProcess, eventually } from '../support/agent-process.js';
+
+/** `node --import` it to hold the load of one module (see the file). */
+const HOLD_LOAD = fileURLToPath(new URL('../support/hold-load/register.mjs', import.meta.url));
 
 const run = (args: string[], cwd?: string) =>
   spawnSync(process.execPath, [AGENT_BIN, ...args], { cwd, encoding: 'utf8', timeout: 20_000, env: { ...process.env, KUBECONFIG: '' } });
@@ -57,6 +61,29 @@ describe('podconfig-agent command line', () => {
   it('runs with no pod source and no status server until it is stopped, then exits 0', async () => {
     // It exited by itself before: 13, an unsettled top-level await.
     expect(await startThenStop(['--status-address', 'off'], 1_000)).toEqual({ running: true, code: 0 });
+  });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)('exits 0, as for a later signal, on a %s that comes while the agent\'s modules load', async (sig) => {
+    // The hooks hold the load of main.js (what the agent imports first that is heavy) and say so: the
+    // signal is sent at that point, then the load goes on. Before, the signal killed the process (143, 130).
+    const child = spawn(process.execPath, ['--import', pathToFileURL(HOLD_LOAD).href, AGENT_BIN, '--status-address', 'off'], {
+      env: { ...process.env, KUBECONFIG: '', PODCONFIG_HOLD_MODULE: '/agent/dist/main.js' }, stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    try {
+      const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+      const logs: string[] = [];
+      createInterface({ input: child.stdout }).on('line', (line) => logs.push(line));
+      const stderr = createInterface({ input: child.stderr });
+      const holding = new Promise<string>((resolve) => stderr.on('line', (line) => { if (line.startsWith('holding ')) resolve(line); }));
+      await Promise.race([holding, exited]);
+      expect(await holding).toMatch(/main\.js$/);
+      child.kill(sig);
+      child.stdin.end('go on\n');
+      expect(await exited).toEqual([0, null]);
+      expect(logs.some((l) => l.includes('"msg":"shutting down"') && l.includes(`"signal":"${sig}"`))).toBe(true);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
   });
 
   it('starts on a kubeadm-written kubelet config, whose frequencies are 0s (unset)', async () => {

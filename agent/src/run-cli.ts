@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import type { Logger } from 'pino';
+import { MAX_TIMER_MS, PodConfigError, errorMessage } from '@podconfig/core';
+import { parseCommandLine } from './cli.js';
+import { loadConfigFile } from './config-file.js';
+import { createRootLogger } from './logger.js';
+import { runAgent } from './main.js';
+import { AgentMetrics } from './metrics.js';
+import { resolveConfig } from './settings.js';
+
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+export interface RunCliOptions {
+  /**
+   * Aborted by the first SIGTERM or SIGINT (its reason: the signal's name). The process entry installs
+   * the signal handlers before it loads this module, so a signal while modules load stops it too.
+   */
+  readonly signal: AbortSignal;
+  /** Called once the root logger exists (the entry logs a second signal with it). */
+  readonly onLogger?: (logger: Logger) => void;
+}
+
+/**
+ * The `podconfig-agent` process after its signal handlers: flags → config → logger → `runAgent()`.
+ * Resolves with the exit code: 0 after a clean shutdown (also one that came during start-up), 1 on a
+ * fatal runtime error, 2 on invalid flags or configuration.
+ */
+export async function runCli(argv: readonly string[], o: RunCliOptions): Promise<number> {
+  const parsed = parseCommandLine(argv, VERSION);
+  if (parsed.kind === 'exit') {
+    (parsed.code === 0 ? process.stdout : process.stderr).write(parsed.output);
+    return parsed.code === 0 ? 0 : 2;
+  }
+  let config;
+  let ignoredFields: readonly string[] = [];
+  try {
+    const configFile = parsed.commandLine.configFile;
+    const file = configFile === undefined ? undefined : await loadConfigFile(configFile);
+    ignoredFields = file?.ignoredFields ?? [];
+    config = resolveConfig(parsed.commandLine.flags, file?.fields ?? {}, { flagNames: parsed.commandLine.flagNames, ...(configFile === undefined ? {} : { configFile }) });
+  } catch (err: unknown) {
+    process.stderr.write(`podconfig-agent: ${errorMessage(err)}\n`);
+    return 2;
+  }
+  const logger = createRootLogger({ level: config.logLevel, nodeName: config.nodeName });
+  o.onLogger?.(logger);
+  if (ignoredFields.length > 0) logger.info({ fields: ignoredFields }, 'ignoring KubeletConfiguration fields podconfig does not use');
+
+  const shutdownTimeoutMs = config.shutdownTimeoutMs;
+  const onAbort = (): void => {
+    logger.info({ signal: o.signal.reason as unknown }, 'shutting down');
+    // Handlers get shutdownTimeout; if something still holds the process after that, leave anyway.
+    const deadlineMs = Math.min(shutdownTimeoutMs + 5_000, MAX_TIMER_MS);
+    setTimeout(() => {
+      logger.warn({ deadlineMs }, 'shutdown deadline passed, exiting');
+      process.exit(0);
+    }, deadlineMs).unref();
+  };
+  if (o.signal.aborted) {
+    // The signal came while the modules loaded: nothing was started yet.
+    onAbort();
+    logger.info({ reason: 'signal before start-up' }, 'stopped during start-up');
+    return 0;
+  }
+  o.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    // The process owns the Node.js runtime metrics (event loop, GC, heap); embedders opt in themselves.
+    await runAgent(config, { logger, signal: o.signal, metrics: new AgentMetrics({ collectDefault: true }) });
+    return 0;
+  } catch (err: unknown) {
+    if (o.signal.aborted) {
+      // Stopped while starting: whatever failed was cut short by the stop.
+      logger.info({ reason: errorMessage(err) }, 'stopped during start-up');
+      return 0;
+    }
+    const invalid = PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID') || PodConfigError.is(err, 'PODCONFIG_PLUGIN_LOAD');
+    logger.fatal({ err }, invalid ? 'invalid configuration' : 'agent failed');
+    return invalid ? 2 : 1;
+  } finally {
+    o.signal.removeEventListener('abort', onAbort);
+  }
+}
