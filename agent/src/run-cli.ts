@@ -21,6 +21,28 @@ export interface RunCliOptions {
 }
 
 /**
+ * Invalid flags or configuration, wherever found: one line on stderr naming the flag or the file (the
+ * messages do), with the causes the message does not repeat (`…: cannot load module: Cannot find package 'x'`);
+ * exit status 2. JSON logs are for the running agent.
+ */
+function reportInvalid(err: unknown): number {
+  process.stderr.write(`podconfig-agent: ${messageWithCauses(err)}\n`);
+  return 2;
+}
+
+/** The message and its cause chain (each cause once, unless the message already says it), on one line. */
+export function messageWithCauses(err: unknown): string {
+  let text = errorMessage(err);
+  let cause = err instanceof Error ? err.cause : undefined;
+  for (let depth = 0; cause !== undefined && cause !== null && depth < 8; depth++) {
+    const m = errorMessage(cause);
+    if (m !== '' && !text.includes(m)) text += `: ${m}`;
+    cause = cause instanceof Error ? cause.cause : undefined;
+  }
+  return text.replace(/\s*\n\s*/g, ' ');
+}
+
+/**
  * The `podconfig-agent` process after its signal handlers: flags → config → logger → `runAgent()`.
  * Resolves with the exit code: 0 after a clean shutdown (also one that came during start-up), 1 on a
  * fatal runtime error, 2 on invalid flags or configuration.
@@ -39,8 +61,7 @@ export async function runCli(argv: readonly string[], o: RunCliOptions): Promise
     ignoredFields = file?.ignoredFields ?? [];
     config = resolveConfig(parsed.commandLine.flags, file?.fields ?? {}, { flagNames: parsed.commandLine.flagNames, ...(configFile === undefined ? {} : { configFile }) });
   } catch (err: unknown) {
-    process.stderr.write(`podconfig-agent: ${errorMessage(err)}\n`);
-    return 2;
+    return reportInvalid(err);
   }
   const logger = createRootLogger({ level: config.logLevel, nodeName: config.nodeName });
   o.onLogger?.(logger);
@@ -73,9 +94,14 @@ export async function runCli(argv: readonly string[], o: RunCliOptions): Promise
       logger.info({ reason: errorMessage(err) }, 'stopped during start-up');
       return 0;
     }
-    const invalid = PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID') || PodConfigError.is(err, 'PODCONFIG_PLUGIN_LOAD');
-    logger.fatal({ err }, invalid ? 'invalid configuration' : 'agent failed');
-    return invalid ? 2 : 1;
+    if (PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID') || PodConfigError.is(err, 'PODCONFIG_PLUGIN_LOAD')) {
+      // Found at start-up (a bad kubeconfig, an unknown --context, a handler that cannot load, the status
+      // address taken): said as a flag error is, one line on stderr; the stack only at --log-level=debug.
+      logger.debug({ err }, 'invalid configuration');
+      return reportInvalid(err);
+    }
+    logger.fatal({ err }, 'agent failed');
+    return 1;
   } finally {
     o.signal.removeEventListener('abort', onAbort);
   }

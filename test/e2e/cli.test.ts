@@ -116,7 +116,8 @@ describe('podconfig-agent command line', () => {
     await writeFile(config, 'handlers:\n  - log\n  - name: exec\n    command: /bin/true\n    timeout: 30\n');
     const r = run(['--config', config, '--status-address', 'off']);
     expect(r.status).toBe(2);
-    expect(r.stdout).toContain(`--config ${config}: field \\"handlers\\"[1]: handler \\"exec\\": option \\"timeout\\" must be a duration string like \\"30s\\", got the number 30`);
+    expect(r.stderr).toBe(`podconfig-agent: --config ${config}: field "handlers"[1]: handler "exec": option "timeout" must be a duration string like "30s", got the number 30\n`);
+    expect(r.stdout).not.toContain('"level":60');
   });
 
   it('resolves a relative staticPodPath in the config file against the file\'s directory, not the working directory', async () => {
@@ -140,8 +141,8 @@ describe('podconfig-agent command line', () => {
     await writeFile(config, 'staticPodURL: https://127.0.0.1:1/pods\nstaticPodURLCAFile: ca.pem\n');
     const r = run(['--config', config, '--status-address', 'off'], '/');
     expect(r.status).toBe(2);
-    expect(r.stdout).toContain(`--config ${config}: field \\"staticPodURLCAFile\\" ${join(tmp.path, 'ca.pem')}: not a PEM file`);
-    expect(r.stdout).not.toContain('--manifest-url-ca');
+    expect(r.stderr).toContain(`--config ${config}: field "staticPodURLCAFile" ${join(tmp.path, 'ca.pem')}: not a PEM file`);
+    expect(r.stderr).not.toContain('--manifest-url-ca');
   });
 
   it('exits 2 when --manifest-url-ca is not a PEM certificate', async () => {

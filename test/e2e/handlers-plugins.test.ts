@@ -46,14 +46,16 @@ async function exitCodeOf(child: ChildProcess, ms = 20_000): Promise<number | nu
 }
 
 /** Runs the built agent expecting it to exit by itself; resolves with its exit code and output. */
-async function runToExit(args: readonly string[], cwd: string): Promise<{ code: number | null; output: string }> {
+async function runToExit(args: readonly string[], cwd: string): Promise<{ code: number | null; output: string; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [AGENT_BIN, '--status-address', 'off', ...args], {
     cwd, env: { ...process.env, KUBECONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout.on('data', (b: Buffer) => { output += b.toString(); });
-  child.stderr.on('data', (b: Buffer) => { output += b.toString(); });
-  return { code: await exitCodeOf(child), output };
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (b: Buffer) => { output += b.toString(); stdout += b.toString(); });
+  child.stderr.on('data', (b: Buffer) => { output += b.toString(); stderr += b.toString(); });
+  return { code: await exitCodeOf(child), output, stdout, stderr };
 }
 
 describe('podconfig-agent handler plugins', () => {
@@ -152,10 +154,12 @@ describe('podconfig-agent handler plugins', () => {
 
   describe('startup failures', () => {
     it('exits with status 2 naming the handler when the module cannot be loaded', async () => {
-      const { code, output } = await runToExit(['--node-name', NODE, '--pod-manifest-path', manifests, '--handler', './no-such-plugin.mjs'], tmp.path);
+      const { code, stdout, stderr } = await runToExit(['--node-name', NODE, '--pod-manifest-path', manifests, '--handler', './no-such-plugin.mjs'], tmp.path);
       expect(code).toBe(2);
-      expect(output).toContain('PODCONFIG_PLUGIN_LOAD');
-      expect(output).toContain('handler \\"./no-such-plugin.mjs\\": cannot load module');
+      // One line on stderr, as for a bad flag, with the cause (what Node.js could not find); no JSON, no stack.
+      expect(stderr).toMatch(/^podconfig-agent: --handler\[0\]: handler "\.\/no-such-plugin\.mjs": cannot load module: Cannot find module '[^'\n]*no-such-plugin\.mjs'[^\n]*\n$/);
+      expect(stdout).not.toContain('"level":60'); // was a fatal JSON line with a stack trace
+      expect(stdout).not.toContain('invalid configuration');
     });
 
     it('exits with status 2 when the module has no default-exported factory', async () => {
@@ -168,14 +172,14 @@ describe('podconfig-agent handler plugins', () => {
     it('exits with status 2 when the factory rejects its options', async () => {
       const { code, output } = await runToExit(['--node-name', NODE, '--pod-manifest-path', manifests, '--handler', RECORDING], tmp.path);
       expect(code).toBe(2);
-      expect(output).toContain('recording plugin: option \\"file\\" is required');
+      expect(output).toContain('recording plugin: option "file" is required');
     });
 
     it('exits with status 2 naming the module when its factory never settles within --handler-timeout', async () => {
       await writeFile(join(tmp.path, 'never.mjs'), 'export default () => new Promise(() => {});\n');
       const { code, output } = await runToExit(['--node-name', NODE, '--handler-timeout', '1s', '--handler', './never.mjs'], tmp.path);
       expect(code).toBe(2); // was 13, an unsettled top-level await, and no log
-      expect(output).toContain('handler \\"./never.mjs\\": the module or its factory did not settle within 1s (--handler-timeout)');
+      expect(output).toContain('handler "./never.mjs": the module or its factory did not settle within 1s (--handler-timeout)');
     });
 
     it('exits 0 with an info log, not a fatal one, when SIGTERM comes while a factory is still running', async () => {
@@ -200,12 +204,23 @@ describe('podconfig-agent handler plugins', () => {
       expect(output).not.toContain('"level":60');
     });
 
-    it('exits with status 2 and "invalid configuration" for a kubeconfig that does not exist', async () => {
+    it('exits with status 2 and one stderr line naming --kubeconfig for a kubeconfig that does not exist, as for a bad flag', async () => {
       const missing = join(tmp.path, 'no-such-kubeconfig');
-      const { code, output } = await runToExit(['--node-name', NODE, '--kubeconfig', missing], tmp.path);
+      const { code, stdout, stderr } = await runToExit(['--node-name', NODE, '--kubeconfig', missing], tmp.path);
       expect(code).toBe(2);
-      expect(output).toContain('invalid configuration');
-      expect(output).toContain(`"message":"--kubeconfig: kubeconfig ${missing}: does not exist"`);
+      expect(stderr).toBe(`podconfig-agent: --kubeconfig: kubeconfig ${missing}: does not exist\n`);
+      expect(stdout).not.toContain('"level":60'); // was a fatal JSON line with a stack trace
+      expect(stdout).not.toContain('invalid configuration');
+    });
+
+    it('keeps the error with its stack and causes for --log-level=debug, as a JSON log line', async () => {
+      const missing = join(tmp.path, 'no-such-kubeconfig');
+      const { code, stdout, stderr } = await runToExit(['--node-name', NODE, '--kubeconfig', missing, '--log-level', 'debug'], tmp.path);
+      expect(code).toBe(2);
+      expect(stderr).toBe(`podconfig-agent: --kubeconfig: kubeconfig ${missing}: does not exist\n`);
+      const line = stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { msg: string; level: number; err?: { stack?: string; code?: string } })
+        .find((l) => l.msg === 'invalid configuration');
+      expect(line).toMatchObject({ level: 20, err: { code: 'PODCONFIG_CONFIG_INVALID', stack: expect.stringContaining('does not exist') } });
     });
 
     /** A plugin whose handler holds a timer from its factory on, until close() (which leaves closed.txt). */
