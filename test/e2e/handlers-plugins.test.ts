@@ -241,16 +241,19 @@ describe('podconfig-agent handler plugins', () => {
       expect(existsSync(join(tmp.path, 'closed.txt'))).toBe(true);
     });
 
-    it('exits with status 1 when the status address is taken, having closed the handlers', async () => {
+    it('exits with status 2 (invalid configuration) when the status address is taken, having closed the handlers', async () => {
       await writeHolder();
       const taken = createServer();
       await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
       try {
         const port = (taken.address() as AddressInfo).port;
         const child = spawn(process.execPath, [AGENT_BIN, '--status-address', `127.0.0.1:${port}`, '--node-name', NODE, '--handler', './holder.mjs'], {
-          cwd: tmp.path, env: { ...process.env, KUBECONFIG: '' }, stdio: 'ignore',
+          cwd: tmp.path, env: { ...process.env, KUBECONFIG: '' }, stdio: ['ignore', 'ignore', 'pipe'],
         });
-        expect(await exitCodeOf(child)).toBe(1);
+        let stderr = '';
+        child.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+        expect(await exitCodeOf(child)).toBe(2);
+        expect(stderr).toContain(`status server: cannot listen on 127.0.0.1:${port}`);
         expect(existsSync(join(tmp.path, 'closed.txt'))).toBe(true);
       } finally {
         taken.close();

@@ -225,7 +225,7 @@ const FAILURES: readonly FailureRow[] = [
     reason: new RegExp(`no complete response within ${REQUEST_TIMEOUT_MS} ms`), showsWithinMs: REQUEST_TIMEOUT_MS + SHOWS_WITHIN_MS,
   },
   { name: 'a redirect loop', serve: { kind: 'redirect-loop' }, code: 'PODCONFIG_REDIRECT', reason: /stopped after 10 requests \(9 redirects followed\)/ },
-  { name: 'garbage', serve: { kind: 'answer', status: 200, body: '{ not yaml: [' }, code: 'PODCONFIG_MANIFEST_INVALID', reason: /invalid YAML at line 1/ },
+  { name: 'garbage', serve: { kind: 'answer', status: 200, body: '{ not yaml: [' }, code: 'PODCONFIG_MANIFEST_INVALID', reason: /invalid JSON at line 1, column 3/ },
   {
     name: 'a list with one invalid item',
     serve: { kind: 'answer', status: 200, body: podList([pod('alpha'), pod('beta'), pod('Not_A_Valid_Name')]) },
