@@ -28,6 +28,8 @@ export type { Backoff, ExponentialBackoffOptions } from './backoff.js';
 export { exponentialBackoff } from './backoff.js';
 export type { LinkedSignal } from './linked.js';
 export { linked, withTimeout } from './linked.js';
+export { raceSignal } from './race-signal.js';
+export { ConnectingSockets } from './connecting-sockets.js';
 export { safeUrl } from './safe-url.js';
 export { copyWith } from './copy-with.js';
 export { deepFreeze, deepFreezeParsed } from './deep-freeze.js';

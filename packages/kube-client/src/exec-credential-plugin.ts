@@ -1,10 +1,9 @@
 import { execFile, type ExecFileException } from 'node:child_process';
-import { PodConfigError, type Clock } from '@podconfig/core';
+import { PodConfigError, raceSignal, type Clock } from '@podconfig/core';
 import type { Logger } from 'pino';
 import { parse as parseYaml } from 'yaml';
 import type { ExecPluginConfig } from './cluster-config.js';
 import { keyPairProblem } from './pem.js';
-import { raceSignal } from './race-signal.js';
 import { Secret } from './secret.js';
 
 /** What a plugin run produced: a token, a client certificate, or both. */
