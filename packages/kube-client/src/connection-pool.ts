@@ -1,3 +1,4 @@
+import { ConnectingSockets } from '@podconfig/core';
 import type { Logger } from 'pino';
 import { Agent, ProxyAgent, buildConnector, type Dispatcher } from 'undici';
 import type { ClusterConfig } from './cluster-config.js';
@@ -23,6 +24,8 @@ export class ConnectionPool {
   readonly #o: ConnectionPoolOptions;
   #current: { readonly identity: TlsIdentity | undefined; readonly dispatcher: Dispatcher } | undefined;
   readonly #retired = new Set<Dispatcher>();
+  /** Sockets of every pool still connecting: close() ends them too. */
+  readonly #connecting = new ConnectingSockets();
 
   constructor(options: ConnectionPoolOptions) {
     this.#o = options;
@@ -45,12 +48,15 @@ export class ConnectionPool {
     return dispatcher;
   }
 
-  /** Destroys every pool: requests in flight fail. */
+  /** Destroys every pool and the sockets still connecting (to a blackholed server, say): requests in flight fail. */
   async close(): Promise<void> {
     const all = [...this.#retired, ...(this.#current === undefined ? [] : [this.#current.dispatcher])];
     this.#current = undefined;
     this.#retired.clear();
-    await Promise.all(all.map((d) => d.destroy()));
+    const destroyed = Promise.all(all.map((d) => d.destroy()));
+    // undici's destroy() leaves a pending connect (a blackholed server) open until its connect timeout.
+    this.#connecting.destroy(new Error('the connection pool is closed'));
+    await destroyed;
   }
 
   #create(identity: TlsIdentity | undefined): Dispatcher {
@@ -64,7 +70,7 @@ export class ConnectionPool {
     // undici's SOCKS5 agent sends an IP address as SNI (RFC 6066 forbids it): ours sends host names only.
     if (proxyUrl?.protocol === 'socks5:') return new Agent({ connect: socks5Connector(proxyUrl, options) });
     if (proxyUrl !== undefined) return new ProxyAgent({ uri: proxyUrl.href, requestTls: options });
-    const connector = buildConnector(options);
+    const connector = this.#connecting.wrap(buildConnector(options));
     const serverName = tls.serverName;
     if (serverName === undefined) return new Agent({ connect: connector });
     // undici prefers the request's Host name over the connector's `servername`; tls-server-name must win.

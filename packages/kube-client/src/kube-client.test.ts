@@ -6,7 +6,7 @@ import { connect, createServer as createNetServer, type AddressInfo, type Socket
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { PodConfigError, StatusError } from '@podconfig/core';
-import { createTestPki, InstantClock, tempDir, type TestPki } from '@podconfig/testing';
+import { BlackholeServer, createTestPki, InstantClock, tempDir, type TestPki } from '@podconfig/testing';
 import { pino, type Logger } from 'pino';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -174,6 +174,21 @@ describe(KubeClient.name, () => {
   });
 
   describe('getJSON()', () => {
+    it('rejects with the abort reason while the TLS connect to a blackholed server is pending, and close() closes the socket', async () => {
+      const blackhole = await BlackholeServer.listen();
+      cleanups.push(() => blackhole.close());
+      const c = client(clusterConfig(blackhole.url));
+      const controller = new AbortController();
+      const accepted = blackhole.nextConnection();
+      const pending = c.getJSON('/api/v1/pods', q(), controller.signal);
+      await accepted; // the TCP connection is up; the TLS handshake never answers
+      const reason = new Error('shutdown');
+      controller.abort(reason);
+      await expect(pending).rejects.toBe(reason);
+      await c.close();
+      await blackhole.allClosed(); // the pending connect's socket is closed, not left to undici's connect timeout
+    });
+
     it('GETs the path under the server prefix with the query, JSON accept and user agent, and parses the body', async () => {
       let seen: IncomingMessage | undefined;
       const s = await serve((req, res) => {

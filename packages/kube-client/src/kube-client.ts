@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { ConfigInvalidError, PodConfigError, REDIRECT_STATUSES, redirectTarget, safeUrl, systemClock, type Clock } from '@podconfig/core';
+import { ConfigInvalidError, PodConfigError, REDIRECT_STATUSES, raceSignal, redirectTarget, safeUrl, systemClock, type Clock } from '@podconfig/core';
 import type { Logger } from 'pino';
 import { request, type Dispatcher } from 'undici';
 import { Authenticator, type RequestCredentials } from './authenticator.js';
@@ -245,7 +245,13 @@ export class KubeClient {
     for (let redirects = 0; ; redirects++) {
       let res: Dispatcher.ResponseData;
       try {
-        res = await request(target, { method: hopMethod, headers, body: hopBody ?? null, signal, dispatcher, headersTimeout: this.#timeoutMs, bodyTimeout });
+        // raceSignal: undici 7 ignores `signal` while the TCP/TLS connect is pending (a blackholed apiserver held
+        // shutdown for the connect timeout, 10 s). The abandoned request ends when close() destroys the pool, or
+        // at its connect timeout; once connected it sees the aborted signal and ends at once.
+        res = await raceSignal(
+          request(target, { method: hopMethod, headers, body: hopBody ?? null, signal, dispatcher, headersTimeout: this.#timeoutMs, bodyTimeout }),
+          signal,
+        );
       } catch (err: unknown) {
         if (signal.aborted) throw err;
         throw transportError(err, describe, this.#server);
