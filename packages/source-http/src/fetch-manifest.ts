@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { PodConfigError, REDIRECT_STATUSES, SourceUnavailableError, errorMessage, redirectTarget, safeUrl, withTimeout } from '@podconfig/core';
+import { PodConfigError, REDIRECT_STATUSES, SourceUnavailableError, errorMessage, raceSignal, redirectTarget, safeUrl, withTimeout } from '@podconfig/core';
 import { request, type Dispatcher } from 'undici';
 
 /** One GET of the manifest URL, redirects included. */
@@ -48,7 +48,7 @@ const gunzipAsync = promisify(gunzip);
  * `PODCONFIG_BODY_TOO_LARGE`, `PODCONFIG_REDIRECT`, `PODCONFIG_TLS`, `PODCONFIG_MANIFEST_INVALID`
  * (a gzip body that does not decompress, an unknown `Content-Encoding`) or
  * `PODCONFIG_SOURCE_UNAVAILABLE` (any other transport failure). When `signal` aborts it rejects
- * with whatever undici threw: callers check `signal.aborted`. Messages name URLs through
+ * with its reason (or whatever undici threw first): callers check `signal.aborted`. Messages name URLs through
  * `safeUrl()` only and never contain header values.
  */
 export async function fetchManifest(req: ManifestRequest, signal: AbortSignal): Promise<ManifestResponse> {
@@ -58,14 +58,20 @@ export async function fetchManifest(req: ManifestRequest, signal: AbortSignal): 
   try {
     let headers = requestHeaders(req);
     for (let redirects = 0; ; redirects++) {
-      const res = await request(url, {
-        method: 'GET',
-        headers: headers.flat(),
-        dispatcher: req.dispatcher,
-        signal: deadline.signal,
-        headersTimeout: req.timeoutMs,
-        bodyTimeout: req.timeoutMs,
-      });
+      // raceSignal: undici 7 ignores the signal while the TCP/TLS connect is pending (a blackholed https URL held
+      // shutdown and the deadline for the connect timeout). The abandoned request ends when the dispatcher's owner
+      // destroys its connecting sockets, or at the connect timeout.
+      const res = await raceSignal(
+        request(url, {
+          method: 'GET',
+          headers: headers.flat(),
+          dispatcher: req.dispatcher,
+          signal: deadline.signal,
+          headersTimeout: req.timeoutMs,
+          bodyTimeout: req.timeoutMs,
+        }),
+        deadline.signal,
+      );
       const location = header(res.headers, 'location');
       if (!REDIRECT_STATUSES.has(res.statusCode) || location === undefined) {
         return {

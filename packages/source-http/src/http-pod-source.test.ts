@@ -5,9 +5,9 @@ import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { ANNOTATIONS, ConfigInvalidError, type Clock, type PodSetUpdate } from '@podconfig/core';
 import { MAX_MANIFEST_BYTES, OFF_THREAD_MIN_BYTES } from '@podconfig/manifest';
-import { InstantClock, createTestPki, podManifestYaml, take, type TestPki } from '@podconfig/testing';
+import { BlackholeServer, InstantClock, createTestPki, podManifestYaml, take, type TestPki } from '@podconfig/testing';
 import { pino, type Logger } from 'pino';
-import { MockAgent } from 'undici';
+import { Agent, MockAgent } from 'undici';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HttpPodSource, UNCONDITIONAL_POLL_EVERY, type HttpPodSourceOptions } from './http-pod-source.js';
 
@@ -447,6 +447,33 @@ describe(HttpPodSource.name, () => {
       controller.abort();
       await expect(next).resolves.toEqual({ done: true, value: undefined });
       expect(server.requests).toHaveLength(2);
+    });
+
+    it('returns on abort while the TLS connect of an injected dispatcher to a blackholed https URL is pending', async () => {
+      const blackhole = await BlackholeServer.listen();
+      cleanups.push(() => blackhole.close()); // destroys the server side: the pending connect then fails and closes
+      const dispatcher = new Agent({ connect: { timeout: 0 } }); // no connect timeout: only the abort can end the poll
+      cleanups.push(() => dispatcher.destroy());
+      const { source } = makeSource(`${blackhole.url}/pods`, { dispatcher });
+      const controller = new AbortController();
+      const accepted = blackhole.nextConnection();
+      const next = source.updates(controller.signal).next();
+      await accepted;
+      controller.abort(new Error('shutdown'));
+      await expect(next).resolves.toEqual({ done: true, value: undefined });
+    });
+
+    it('returns on abort while the TLS connect to a blackholed https URL is pending, and closes that socket', async () => {
+      const blackhole = await BlackholeServer.listen();
+      cleanups.push(() => blackhole.close());
+      const { source } = makeSource(`${blackhole.url}/pods`);
+      const controller = new AbortController();
+      const accepted = blackhole.nextConnection();
+      const next = source.updates(controller.signal).next();
+      await accepted; // the TCP connection is up; the TLS handshake never answers
+      controller.abort(new Error('shutdown'));
+      await expect(next).resolves.toEqual({ done: true, value: undefined });
+      await blackhole.allClosed(); // the run's Agent and its pending connect are gone
     });
 
     describe('gzip (as Go\'s transport)', () => {

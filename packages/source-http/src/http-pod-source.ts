@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   ConfigInvalidError,
+  ConnectingSockets,
   HTTP_SOURCE,
   PodConfigError,
   PodSnapshot,
@@ -18,7 +19,7 @@ import {
 } from '@podconfig/core';
 import { MAX_MANIFEST_BYTES, decodeHttpPods, parseManifestOffThread, type ParsedManifest } from '@podconfig/manifest';
 import type { Logger } from 'pino';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { basicAuthFromUrl, fetchManifest, stripCredentials, type ManifestResponse } from './fetch-manifest.js';
 import { checkHeader, headerWireValue } from './parse-manifest-url-headers.js';
 
@@ -196,8 +197,11 @@ export class HttpPodSource implements PodSource, StatusReporter {
    */
   async *updates(signal: AbortSignal): AsyncGenerator<PodSetUpdate, void, undefined> {
     let owned: Agent | undefined;
+    // undici's Agent leaves a pending connect open when destroyed (until its connect timeout): tracked to end it too.
+    const connecting = new ConnectingSockets();
     const dispatcher =
-      this.#dispatcher ?? (owned = new Agent({ connect: this.#tls, headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs }));
+      this.#dispatcher ??
+      (owned = new Agent({ connect: connecting.wrap(buildConnector(this.#tls)), headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs }));
     const backoff = exponentialBackoff({
       initialMs: this.#periodMs,
       maxMs: this.#maxBackoffMs,
@@ -241,7 +245,9 @@ export class HttpPodSource implements PodSource, StatusReporter {
         await this.#clock.sleep(wait, signal);
       }
     } finally {
-      await owned?.close();
+      // Nothing is in flight but a request abandoned on abort (its connect still pending): destroyed, not awaited.
+      connecting.destroy(new Error('the manifest source stopped'));
+      await owned?.destroy();
     }
   }
 
