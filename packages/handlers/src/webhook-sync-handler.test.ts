@@ -6,7 +6,7 @@ import { inspect } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
 import { PodConfigError } from '@podconfig/core';
-import { createTestPki, makePod, type PemPair } from '@podconfig/testing';
+import { BlackholeServer, createTestPki, makePod, type PemPair } from '@podconfig/testing';
 import { WebhookSyncHandler, type WebhookSyncHandlerOptions } from './webhook-sync-handler.js';
 
 interface Received {
@@ -283,6 +283,21 @@ describe(WebhookSyncHandler.name, () => {
       controller.abort();
       await closed;
       expect(await call).toMatchObject({ code: 'PODCONFIG_HANDLER_FAILED' }); // it stayed pending before
+    });
+
+    it('a call returns when its signal aborts during the TLS connect to a blackholed URL, and close() ends that connect', async () => {
+      const blackhole = await BlackholeServer.listen();
+      cleanups.push(() => blackhole.close());
+      // A connect timeout far beyond the test's: only the abort and close() can end the call and the socket.
+      const handler = new WebhookSyncHandler({ url: new URL(`${blackhole.url}/hook`), timeoutMs: 3_600_000, logger: pino({ level: 'silent' }) });
+      const controller = new AbortController();
+      const accepted = blackhole.nextConnection();
+      const call = handler.syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, controller.signal);
+      await accepted; // the TCP connection is up; the TLS handshake never answers
+      controller.abort(new Error('shutdown'));
+      await expect(call).resolves.toBeUndefined();
+      await handler.close(new AbortController().signal); // the graceful close, not the destroying one
+      await blackhole.allClosed();
     });
 
     it('closes the pool, after which calls fail', async () => {

@@ -1,8 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
-import { Agent, request } from 'undici';
+import { Agent, buildConnector, request } from 'undici';
 import {
-  linked, PodConfigError, safeUrl,
+  ConnectingSockets, linked, PodConfigError, raceSignal, safeUrl,
   type ClosableHandler, type KillPodRequest, type Pod, type SyncHandler, type SyncPodRequest,
 } from '@podconfig/core';
 import { componentLogger } from './component-logger.js';
@@ -63,6 +63,12 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
    * the requests in flight running; an aborted request signal ends them.
    */
   readonly #closing = new AbortController();
+  /**
+   * The pool's connects still pending. undici 7 ignores an aborted request during its connect, and neither close()
+   * nor destroy() of the Agent ends that connect before its timeout: close() destroys them (after the last call, any
+   * request still connecting was abandoned by its call).
+   */
+  readonly #connecting = new ConnectingSockets();
 
   constructor(options: WebhookSyncHandlerOptions) {
     // Never quoted: the URL may carry a secret.
@@ -93,11 +99,11 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
     this.#where = safeUrl(url);
     this.#headers = headers;
     this.#timeoutMs = timeoutMs;
+    const connector = buildConnector({ timeout: this.#timeoutMs, ...(options.ca === undefined ? {} : { ca: options.ca }) });
     this.#agent = new Agent({
       headersTimeout: this.#timeoutMs,
       bodyTimeout: this.#timeoutMs,
-      connectTimeout: this.#timeoutMs,
-      ...(options.ca === undefined ? {} : { connect: { ca: options.ca } }),
+      connect: this.#connecting.wrap(connector),
     });
     this.#log = componentLogger(options.logger, 'sync.webhook', { url: this.#where });
     // One listener per call in flight, each removed when its call ends: no leak for Node.js to warn of.
@@ -113,8 +119,9 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
     await this.#post({ op: 'kill', reason, gracePeriodSeconds, pod }, signal);
   }
 
-  /** Closes the connection pool; on abort, destroys it (in-flight requests fail). */
+  /** Closes the connection pool and its pending connects; on abort, destroys it (in-flight requests fail). */
   async close(signal: AbortSignal): Promise<void> {
+    this.#connecting.destroy(new Error('the webhook handler is closed'));
     const onAbort = (): void => {
       this.#closing.abort(signal.reason);
       this.#agent.destroy().catch(ignore);
@@ -145,7 +152,9 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
     const onAbort = (): void => link.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const response = await request(this.#url, {
+      // raceSignal: undici 7 ignores the signal while the TCP/TLS connect is pending (a blackholed URL held the call,
+      // and shutdown, for timeoutMs). The abandoned request ends at its connect timeout or at close().
+      const response = await raceSignal(request(this.#url, {
         method: 'POST',
         dispatcher: this.#agent,
         headers: this.#headers,
@@ -153,7 +162,7 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
         signal: link.signal,
         headersTimeout: this.#timeoutMs,
         bodyTimeout: this.#timeoutMs,
-      });
+      }), link.signal);
       status = response.statusCode;
       // The status decides. The rest of the body is read and dropped for at most timeoutMs: undici's bodyTimeout
       // bounds only the gap between chunks, and a server that trickles its body must not hold the call.
