@@ -98,6 +98,17 @@ describe('exponentialBackoff()', () => {
       expect(seen.slice(7).every((d) => d === 30_000)).toBe(true);
     });
 
+    it('measures the time without a failure on the monotonic clock: a wall-clock step neither resets nor keeps it', () => {
+      const clock = new InstantClock();
+      const backoff = exponentialBackoff({ initialMs: 800, maxMs: 30_000, resetAfterMs: 120_000, clock });
+      expect(delays(backoff, 2)).toEqual([800, 1600]);
+      clock.stepWall(3_600_000); // NTP steps the wall clock an hour ahead: no time passed
+      expect(backoff.next()).toBe(3200);
+      clock.advance(120_000);
+      clock.stepWall(-3_600_000); // and back, while two minutes pass
+      expect(backoff.next()).toBe(800);
+    });
+
     it('does nothing without a clock', () => {
       const backoff = exponentialBackoff({ initialMs: 800, maxMs: 30_000, resetAfterMs: 1 });
       expect(delays(backoff, 3)).toEqual([800, 1600, 3200]);

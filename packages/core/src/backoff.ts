@@ -17,7 +17,7 @@ export interface ExponentialBackoffOptions {
   readonly random?: () => number;
   /**
    * Decision D12: go back to `initialMs` by itself once this long has passed **without a
-   * failure** (without a `next()` call). Needs `clock`. Unset: only `reset()` resets.
+   * failure** (without a `next()` call), by `clock.monotonic()`. Needs `clock`. Unset: only `reset()` resets.
    */
   readonly resetAfterMs?: number;
   readonly clock?: Clock;
@@ -37,7 +37,7 @@ export function exponentialBackoff(o: ExponentialBackoffOptions): Backoff {
   return {
     next() {
       if (o.resetAfterMs !== undefined && o.clock !== undefined) {
-        const now = o.clock.now();
+        const now = o.clock.monotonic(); // elapsed time: a wall-clock step must not reset (or keep) the backoff
         if (lastFailure !== undefined && now - lastFailure >= o.resetAfterMs) current = o.initialMs;
         lastFailure = now;
       }
