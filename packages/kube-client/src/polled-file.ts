@@ -32,7 +32,7 @@ export class PolledFile {
    * `force`d one, reads the file. Throws the `fs` error when the file cannot be read.
    */
   async changed(force: boolean): Promise<Buffer | undefined> {
-    const now = this.#o.clock.now();
+    const now = this.#o.clock.monotonic(); // the period is elapsed time: a wall-clock step must not skip or stall checks
     if (!force && this.#checkedAt !== undefined && now - this.#checkedAt < this.#o.periodMs) return undefined;
     this.#checkedAt = now;
     const s = await stat(this.#o.path);

@@ -24,6 +24,18 @@ describe(TokenBucket.name, () => {
       expect(clock.sleeps).toEqual([100]);
     });
 
+    it('refills by the monotonic clock: a wall-clock step neither refills nor drains the bucket', async () => {
+      const clock = new InstantClock();
+      const bucket = new TokenBucket({ qps: 1, burst: 1, clock });
+      const signal = new AbortController().signal;
+      await bucket.take(signal);
+      clock.stepWall(60_000); // NTP steps the wall clock a minute ahead: no time passed
+      await bucket.take(signal);
+      clock.stepWall(-120_000); // and two minutes back
+      await bucket.take(signal);
+      expect(clock.sleeps).toEqual([1000, 1000]);
+    });
+
     it('gives concurrent callers growing waits (reservations at the same instant)', async () => {
       // Time stands still while they queue: each caller reserves the next token.
       const sleeps: number[] = [];

@@ -35,7 +35,7 @@ export class TokenBucket {
   async take(signal: AbortSignal): Promise<void> {
     signal.throwIfAborted();
     if (this.#qps === Infinity) return;
-    const now = this.#clock.now();
+    const now = this.#clock.monotonic(); // elapsed time: a wall-clock step neither refills nor drains the bucket
     if (this.#last !== undefined) {
       this.#tokens = Math.min(this.#burst, this.#tokens + ((now - this.#last) * this.#qps) / 1000);
     }

@@ -1,0 +1,28 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { InstantClock, tempDir } from '@podconfig/testing';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { PolledFile } from './polled-file.js';
+
+describe(PolledFile.name, () => {
+  describe('changed()', () => {
+    it('checks at most once per period of the monotonic clock, whatever the wall clock does', async () => {
+      const dir = await tempDir();
+      onTestFinished(dir.cleanup);
+      const path = join(dir.path, 'token');
+      await writeFile(path, 'one');
+      const clock = new InstantClock();
+      const file = new PolledFile({ path, periodMs: 60_000, clock });
+      expect((await file.changed(false))?.toString()).toBe('one');
+      await writeFile(path, 'second');
+      clock.stepWall(3_600_000); // NTP steps the wall clock an hour ahead: no time passed
+      expect(await file.changed(false)).toBeUndefined();
+      clock.advance(60_000);
+      expect((await file.changed(false))?.toString()).toBe('second');
+      await writeFile(path, 'the third');
+      clock.stepWall(-7_200_000); // two hours back, while a period passes
+      clock.advance(60_000);
+      expect((await file.changed(false))?.toString()).toBe('the third');
+    });
+  });
+});
