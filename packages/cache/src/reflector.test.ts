@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { PodConfigError, SourceUnavailableError, StatusError, type Pod, type PodSetChanges, type PodSnapshot } from '@podconfig/core';
+import { PodConfigError, SourceUnavailableError, StatusError, type Clock, type Pod, type PodSetChanges, type PodSnapshot } from '@podconfig/core';
 import { FakeApiServer, InstantClock, makePod, type FakeRequest } from '@podconfig/testing';
 import { pino } from 'pino';
 import { Agent, request, type Dispatcher } from 'undici';
@@ -449,6 +449,22 @@ describe(Reflector.name, () => {
       expect(lists()).toHaveLength(1);
       expect(r.clock.sleeps).toEqual([800]);
       expect(r.reflector.status().lastError?.code).toBe('PODCONFIG_WATCH_SHORT');
+    });
+
+    it('times a watch on the monotonic clock: one that ends at once is very short even when the wall clock steps', async () => {
+      const clock = new InstantClock();
+      // NTP gone wild: every wall-clock reading is a minute later than the one before; no time passes.
+      const stepping: Clock = {
+        now: () => (clock.stepWall(60_000), clock.now()),
+        monotonic: () => clock.monotonic(),
+        sleep: (ms, signal) => clock.sleep(ms, signal),
+      };
+      start({ clock: stepping });
+      await watching(1);
+      server.failNext('watch', { kind: 'close' });
+      server.closeWatches();
+      await watching(3);
+      expect(clock.sleeps).toEqual([800]);
     });
 
     it('relists after a garbage line (an undecodable stream)', async () => {

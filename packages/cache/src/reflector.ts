@@ -114,6 +114,7 @@ interface OpenStream<T> {
   readonly buffered: (() => IteratorResult<WatchEvent<T>> | undefined) | undefined;
   readonly link: LinkedSignal;
   readonly watchdog: Watchdog;
+  /** `clock.monotonic()` when the watch was opened. */
   readonly startedAt: number;
   readonly timeoutSeconds: number;
   /** Accepted events (including bookmarks) so far. */
@@ -627,7 +628,7 @@ export class Reflector<T extends KubeObject> {
   }
 
   #isShort(stream: OpenStream<T>): boolean {
-    return stream.events === 0 && this.#clock.now() - stream.startedAt < VERY_SHORT_WATCH_MS;
+    return stream.events === 0 && this.#clock.monotonic() - stream.startedAt < VERY_SHORT_WATCH_MS;
   }
 
   // ── streams ───────────────────────────────────────────────────────────────────────────────────
@@ -637,7 +638,7 @@ export class Reflector<T extends KubeObject> {
     signal: AbortSignal,
   ): Promise<OpenStream<T>> {
     const timeoutSeconds = Math.floor(this.#minWatchTimeoutSeconds * (1 + this.#random()));
-    const startedAt = this.#clock.now();
+    const startedAt = this.#clock.monotonic(); // a duration: a wall-clock step must not make a short watch long
     const link = linked(signal);
     try {
       const options: WatchOptions = { ...params, allowWatchBookmarks: true, timeoutSeconds };
