@@ -834,6 +834,21 @@ describe(HttpPodSource.name, () => {
         expect(warning[0]).toMatchObject({ level: 40, graceMs: 40_000 });
       });
 
+      it('measures the grace period on the monotonic clock: wall-clock steps neither hurry nor delay the empty SET', async () => {
+        const server = await serve([reply(500), reply(500), reply(500), ok(A)]);
+        const clock = new InstantClock();
+        // NTP gone wild: every wall-clock reading is an hour later than the one before; no time passes.
+        const stepping: Clock = {
+          now: () => (clock.stepWall(3_600_000), clock.now()),
+          monotonic: () => clock.monotonic(),
+          sleep: (ms, signal) => clock.sleep(ms, signal),
+        };
+        const { source } = makeSource(`${server.origin}/pods`, { clock: stepping });
+        const updates = await first(source, 2);
+        expect(updates.map(names)).toEqual([[], ['a-node-a']]);
+        expect(clock.sleeps).toEqual([20_000, 20_000, 20_000, 80_000]); // as without the steps
+      });
+
       it('reports the grace state in status()', async () => {
         const server = await serve([reply(500), reply(502)]);
         const { source } = makeSource(`${server.origin}/pods`);

@@ -208,7 +208,8 @@ export class HttpPodSource implements PodSource, StatusReporter {
       jitter: JITTER,
       random: this.#random,
     });
-    const graceAt = this.#readiness === 'definitive' ? this.#clock.now() + 2 * this.#periodMs : undefined;
+    // Due time on the monotonic clock: a wall-clock step must neither hurry nor hold back the grace SET.
+    const graceAt = this.#readiness === 'definitive' ? this.#clock.monotonic() + 2 * this.#periodMs : undefined;
     // Per run (PodSource contract): a new consumer gets a first SET even when nothing changed since
     // the previous run, and the first poll of a run is unconditional.
     let yielded = false;
@@ -234,8 +235,8 @@ export class HttpPodSource implements PodSource, StatusReporter {
           yielded = this.#seen = true;
           yield { source: this.name, op: 'SET', pods: outcome.pods };
         }
-        if (!yielded && graceAt !== undefined && graceAt - this.#clock.now() <= wait) {
-          const early = Math.max(0, graceAt - this.#clock.now());
+        if (!yielded && graceAt !== undefined && graceAt - this.#clock.monotonic() <= wait) {
+          const early = Math.max(0, graceAt - this.#clock.monotonic());
           if (early > 0) await this.#clock.sleep(early, signal);
           if (signal.aborted) return;
           wait -= early;
