@@ -539,7 +539,7 @@ describe(FilePodSource.name, () => {
       expect(keys(last)).toEqual(names.map((n) => key(n)));
     });
 
-    it('logs a watcher error and re-creates the watcher with backoff 1 s doubling to 20 s (#37)', async () => {
+    it('logs a watcher error and re-creates the watcher with backoff 1 s doubling to 20 s, whatever the wall clock does (#37)', async () => {
       const dir = await makeDir();
       await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
       // A failure of the watch on the directory itself, as fs.watch reports it when the inotify watch
@@ -561,9 +561,10 @@ describe(FilePodSource.name, () => {
       let reached: () => void = () => undefined;
       const reachedSchedule = new Promise<void>((resolve) => (reached = resolve));
       // Short sleeps (backoff, debounce) pass at once in virtual time; the hour-long periodic wait
-      // never elapses, so only the watch and its retries drive the loop.
+      // never elapses, so only the watch and its retries drive the loop. The wall clock steps an hour ahead
+      // at every reading: retry times are monotonic, so the schedule does not change.
       const clock: Clock = {
-        now: () => inner.now(),
+        now: () => (inner.stepWall(HOUR), inner.now()),
         monotonic: () => inner.monotonic(),
         sleep: (ms, signal) => {
           if (ms >= HOUR / 2) return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));

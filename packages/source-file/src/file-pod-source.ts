@@ -151,7 +151,7 @@ export class FilePodSource implements PodSource, StatusReporter {
     const builder = new ManifestSetBuilder({ nodeName: this.#nodeName, invalidManifest: this.#invalidManifest });
     const scheduler = new ScanScheduler(
       { clock, periodMs: this.#periodMs, debounceMs: this.#debounceMs, maxDebounceMs: MAX_DEBOUNCE_FACTOR * this.#debounceMs },
-      clock.now(),
+      clock.monotonic(),
     );
     const backoff = exponentialBackoff({ ...WATCH_RETRY, clock });
     let retryAt = 0;
@@ -160,7 +160,7 @@ export class FilePodSource implements PodSource, StatusReporter {
       onChange: () => scheduler.touch(),
       onError: (err) => {
         const wait = backoff.next();
-        retryAt = clock.now() + wait;
+        retryAt = clock.monotonic() + wait; // a due time: a wall-clock step must not hurry or stall the re-arm
         scheduler.wakeAt(retryAt);
         this.#watchState = 'retrying';
         this.#counters.watch_errors++;
@@ -209,7 +209,7 @@ export class FilePodSource implements PodSource, StatusReporter {
         const plan = await watchPlan(this.#absPath, outcome.directory);
         // Re-arm at once when the path changed identity or a watched directory went away (D5);
         // after a failure, when the backoff says so.
-        if (watch.key !== plan.key || watch.stale || (watch.failed && clock.now() >= retryAt)) {
+        if (watch.key !== plan.key || watch.stale || (watch.failed && clock.monotonic() >= retryAt)) {
           await watch.arm(plan, signal);
           if (!watch.failed) this.#watchState = 'active';
           this.#log.debug({ targets: plan.targets }, 'manifest watch armed');

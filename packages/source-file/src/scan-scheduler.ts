@@ -25,7 +25,11 @@ export class ScanScheduler {
   #dirty = false;
   #wake: LinkedSignal | undefined;
 
-  /** The first tick is one period after `start` (the caller scans once at `start` itself). */
+  /**
+   * The first tick is one period after `start` (the caller scans once at `start` itself). Times are
+   * `clock.monotonic()` readings: a wall-clock step neither stalls nor hurries a tick, a requested time or the
+   * debounce.
+   */
   constructor(options: ScanSchedulerOptions, start: number) {
     this.#o = options;
     this.#nextTick = start + options.periodMs;
@@ -37,7 +41,7 @@ export class ScanScheduler {
     this.#wake?.abort();
   }
 
-  /** Also return from {@link next} at `at` (or no longer, with `undefined`). */
+  /** Also return from {@link next} at `at`, a `clock.monotonic()` reading (or no longer, with `undefined`). */
   wakeAt(at: number | undefined): void {
     this.#timerAt = at;
     this.#wake?.abort();
@@ -52,7 +56,7 @@ export class ScanScheduler {
         await this.#quiet(signal);
         return signal.aborted ? undefined : 'change';
       }
-      const now = clock.now();
+      const now = clock.monotonic();
       if (now >= this.#nextTick) {
         while (this.#nextTick <= now) this.#nextTick += periodMs;
         return 'period';
@@ -67,11 +71,11 @@ export class ScanScheduler {
 
   async #quiet(signal: AbortSignal): Promise<void> {
     const { clock, debounceMs, maxDebounceMs } = this.#o;
-    const start = clock.now();
+    const start = clock.monotonic();
     do {
       this.#dirty = false;
       await this.#sleep(debounceMs, signal);
-    } while (this.#dirty && !signal.aborted && clock.now() - start < maxDebounceMs);
+    } while (this.#dirty && !signal.aborted && clock.monotonic() - start < maxDebounceMs);
     // Events up to here are covered by the scan that follows; later ones set the flag again.
     this.#dirty = false;
   }
