@@ -8,7 +8,7 @@ import type { TLSSocket } from 'node:tls';
 import { PodConfigError, StatusError } from '@podconfig/core';
 import { BlackholeServer, createTestPki, InstantClock, tempDir, type TestPki } from '@podconfig/testing';
 import { pino, type Logger } from 'pino';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { stringify } from 'yaml';
 import type { ClusterConfig } from './cluster-config.js';
 import { KubeClient, MAX_REDIRECTS, MAX_RETRY_AFTER_RETRIES, type KubeClientOptions } from './kube-client.js';
@@ -737,6 +737,18 @@ describe(KubeClient.name, () => {
       expect(connects).toEqual([{ target: new URL(s.url).host, auth: `Basic ${Buffer.from('proxy-user:proxy-pw').toString('base64')}` }]);
       const untrusted = client(clusterConfig(s.url, { tls: { ca: otherPki.ca.cert, insecureSkipVerify: false }, proxyUrl }));
       expect((await failure(untrusted.getJSON('/', q(), signal))).code).toBe('PODCONFIG_TLS');
+    });
+
+    it('gives the TLS handshake over a socks5 tunnel its time on the monotonic clock, whatever the wall clock does', async () => {
+      const s = await serve(hello, { cert: pki.server.cert, key: pki.server.key });
+      const proxy = await socks5Proxy();
+      const proxyUrl = new URL(`socks5://127.0.0.1:${proxy.port}`);
+      const wall = Date.now;
+      let stepped = 0;
+      // NTP gone wild: every wall-clock reading is an hour later than the one before.
+      vi.spyOn(Date, 'now').mockImplementation(() => wall() + (stepped += 3_600_000));
+      expect(await client(clusterConfig(s.url, { tls: { ca: pki.ca.cert, insecureSkipVerify: false }, proxyUrl })).getJSON('/', q(), signal))
+        .toMatchObject({ servername: false });
     });
 
     it('tunnels through a socks5 proxy-url (with its credentials), sending SNI only for host names, and still verifies', async () => {

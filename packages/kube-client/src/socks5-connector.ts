@@ -31,7 +31,8 @@ export function socks5Connector(proxy: URL, tls: ConnectionOptions): buildConnec
       callback(failure('user name or password too long'), null);
       return;
     }
-    const deadline = Date.now() + HANDSHAKE_TIMEOUT_MS;
+    // performance.now(): a duration, which a wall-clock step (NTP) must not cut to nothing or stretch.
+    const deadline = performance.now() + HANDSHAKE_TIMEOUT_MS;
     SocksClient.createConnection({
       proxy: { host: proxy.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.port) || 1080, type: 5, userId, password },
       command: 'connect',
@@ -55,7 +56,7 @@ export function socks5Connector(proxy: URL, tls: ConnectionOptions): buildConnec
     else options.servername = serverName;
     const socket = tlsConnect(options);
     raw.on('error', () => undefined); // the TLS socket reports what goes wrong from here on
-    const timer = setTimeout(() => socket.destroy(failure('TLS handshake timed out')), Math.max(deadline - Date.now(), 1));
+    const timer = setTimeout(() => socket.destroy(failure('TLS handshake timed out')), Math.max(deadline - performance.now(), 1));
     const onError = (err: Error): void => {
       clearTimeout(timer);
       socket.destroy();
