@@ -497,6 +497,18 @@ describe(Reconciler.name, () => {
       expect(clock.sleeps.filter(notCallDeadline(7_777)).slice(0, 4)).toEqual([1_250, 2_500, 5_000, 5_000]);
     });
 
+    it('starts at retry.maxMs when only a cap below the 10 s default is given (quicker retries, not an error)', async () => {
+      const clock = new InstantClock();
+      const handler = new TestHandler('h', () => {
+        throw new Error('down');
+      });
+      const h = start({ handlers: [handler], clock, callTimeoutMs: 7_777, retry: { maxMs: 4_000 } });
+      await h.feed.push('file', 'ADD', [pod('web')]);
+      await handler.ended.count(3);
+      await h.stop();
+      expect(clock.sleeps.filter(notCallDeadline(7_777)).slice(0, 2)).toEqual([5_000, 5_000]);
+    });
+
     it('retries a failed call after 10 s jittered by 0.5 by default, flat (kubelet backOffPeriod, spec §8)', async () => {
       const clock = new ManualClock();
       let random = 0;

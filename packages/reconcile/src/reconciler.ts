@@ -32,7 +32,7 @@ export interface ReconcilerOptions {
    * Per pod and handler, after a failed call: the delay `d` doubles from `initialMs` up to `maxMs`, each
    * jittered into [d, 1.5d). Default `initialMs` 10_000 and `maxMs` = `initialMs`: a flat 10 s jittered
    * by 0.5, in [10 s, 15 s), as the kubelet's pod workers (backOffPeriod, spec §7, §8). Set `maxMs` above
-   * `initialMs` for exponential backoff.
+   * `initialMs` for exponential backoff; a `maxMs` alone below the default start is where it starts.
    */
   readonly retry?: { readonly initialMs?: number; readonly maxMs?: number };
   /** Default `per-source` (decision D10). */
@@ -112,7 +112,9 @@ export class Reconciler {
     this.#shutdownTimeoutMs = nonNegative('shutdownTimeoutMs', options.shutdownTimeoutMs ?? DEFAULTS.shutdownTimeoutMs);
     const concurrency = options.concurrency ?? DEFAULTS.concurrency;
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new ConfigInvalidError(`concurrency must be a positive integer, got ${concurrency}`);
-    const initialMs = positive('retry.initialMs', options.retry?.initialMs ?? DEFAULTS.retryInitialMs);
+    // A cap alone below the default start (`{ maxMs: 5_000 }`) starts there: it only asks for quicker retries.
+    const maxGiven = options.retry?.maxMs;
+    const initialMs = positive('retry.initialMs', options.retry?.initialMs ?? (maxGiven === undefined ? DEFAULTS.retryInitialMs : Math.min(DEFAULTS.retryInitialMs, maxGiven)));
     const retry = { initialMs, maxMs: positive('retry.maxMs', options.retry?.maxMs ?? initialMs) };
     if (retry.maxMs < retry.initialMs) throw new ConfigInvalidError('retry.maxMs must not be below retry.initialMs');
     if (this.#policy !== 'per-source' && this.#policy !== 'all-sources') {
