@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { MAX_TIMER_MS, PodConfigError, errorMessage } from '@podconfig/core';
 import { parseCommandLine } from './cli.js';
 import { loadConfigFile } from './config-file.js';
-import { createRootLogger } from './logger.js';
+import { createRootLogger, messageWithNewCauses } from './logger.js';
 import { runAgent } from './main.js';
 import { AgentMetrics } from './metrics.js';
 import { resolveConfig } from './settings.js';
@@ -30,15 +30,9 @@ function reportInvalid(err: unknown): number {
   return 2;
 }
 
-/** The message and its cause chain (each cause once, unless the message already says it), on one line. */
+/** The message and its cause chain (each cause once, unless the message already says it: the log serializer's rule), on one line. */
 export function messageWithCauses(err: unknown): string {
-  let text = errorMessage(err);
-  let cause = err instanceof Error ? err.cause : undefined;
-  for (let depth = 0; cause !== undefined && cause !== null && depth < 8; depth++) {
-    const m = errorMessage(cause);
-    if (m !== '' && !text.includes(m)) text += `: ${m}`;
-    cause = cause instanceof Error ? cause.cause : undefined;
-  }
+  const text = err instanceof Error ? messageWithNewCauses(err) : errorMessage(err);
   return text.replace(/\s*\n\s*/g, ' ');
 }
 
