@@ -1,4 +1,4 @@
-import { getEventListeners } from 'node:events';
+import { getEventListeners, setMaxListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { linked, withTimeout } from './linked.js';
 
@@ -34,6 +34,7 @@ describe('linked()', () => {
 
   it('removes its listener from the parent on dispose(), so the parent no longer reaches the child', () => {
     const parent = new AbortController();
+    setMaxListeners(200, parent.signal); // 100 children at once, on purpose: no leak warning in the test output
     const links = Array.from({ length: 100 }, () => linked(parent.signal));
     expect(getEventListeners(parent.signal, 'abort')).toHaveLength(100);
     for (const link of links) link.dispose();
