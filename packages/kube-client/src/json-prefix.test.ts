@@ -13,7 +13,7 @@ describe(isJsonPrefix.name, () => {
   it('is false for a complete value, blank text and anything malformed', () => {
     for (const text of [
       '', '   ', '{}', '{"a":1}', '{"a":1} ', '{"a":1}}', '{"a":1}x', 'not json at all', '{]', '{"type":"ADDED","object":{]}',
-      '{a:1', "{'a'", '{"a" 1', '{"a":1 2', '[1,]', '{"a":tx', '{"a":-x', '{"a":1.x', '{"a":01', '{"a":"\\x', '{"a":"\u0001', '{"a":1.+',
+      '{a:1', "{'a'", '{"a" 1', '{"a":1 2', '[1,]', '{"a":tx', '{"a":-x', '{"a":1.x', '{"a":01', '{"a":"\\x', '{"a":"\u0001', '{"a":1.+', '{"a":1e5.', '{"a":1.5.', '{"a":1.5e+3.', '{"a":1e5e',
     ]) {
       expect([text, isJsonPrefix(text)]).toEqual([text, false]);
     }

@@ -89,8 +89,12 @@ export function isJsonPrefix(text: string): boolean {
     }
     i += number[0].length;
     if (i >= n) return true; // the number may go on
-    // `1.` or `1e` / `1e+` at the very end: a number cut off inside its fraction or exponent.
-    if (/^[.eE]$/.test(text[i] ?? '')) return /^(?:\.|[eE][-+]?)$/.test(text.slice(i));
+    // `1.` or `1e` / `1e+` at the very end: a number cut off before its fraction's or exponent's digits; only
+    // where the number has no fraction (for `.`) and no exponent yet (`1.5.` or `1e5e` are malformed).
+    const rest = text.slice(i);
+    const hasExponent = /[eE]/.test(number[0]);
+    if (rest === '.') return !number[0].includes('.') && !hasExponent;
+    if (/^[eE][-+]?$/.test(rest)) return !hasExponent;
     want = 'comma-or-end'; // after a value: a comma or the container's end (at the top level: nothing)
   }
 }
