@@ -165,8 +165,9 @@ export function parseGoYaml(text: string): GoYamlValue {
  * JSON encoder refuses them). Throws {@link ProblemAt}.
  */
 function goYamlValue(doc: Document.Parsed): GoYamlValue {
-  const anchored = aliasTargets(doc);
-  const resolve = (node: Alias): Node | undefined => anchored.get(node);
+  // Walked on the first alias only: most manifests have none.
+  let anchored: Map<Alias, Node> | undefined;
+  const resolve = (node: Alias): Node | undefined => (anchored ??= aliasTargets(doc)).get(node);
   // go-yaml v2's alias budget (decode.go): every node decoded counts, those inside an alias expansion twice over.
   let decodes = 0;
   let aliasDecodes = 0;
