@@ -80,6 +80,13 @@ describe(ExecCredentialPlugin.name, () => {
       expect(await info(1)).toEqual({ apiVersion: V1, kind: 'ExecCredential', spec: { interactive: false } });
     });
 
+    it('reads a plugin that prints YAML as client-go does (sigs.k8s.io/yaml rules: a quoted "yes" stays a string)', async () => {
+      const raw = `apiVersion: ${V1}\nkind: ExecCredential\nstatus:\n  token: "yes"\n  expirationTimestamp: 2030-01-01T00:00:00Z\n`;
+      const creds = await plugin({ RAW: raw }).get(signal);
+      expect(creds.token?.reveal()).toBe('yes');
+      expect(creds.expiresAt).toBe(Date.parse('2030-01-01T00:00:00Z'));
+    });
+
     it('gives the plugin no stdin: one that reads it to the end gets EOF at once (client-go, non-interactive)', async () => {
       const config: ExecPluginConfig = {
         command,

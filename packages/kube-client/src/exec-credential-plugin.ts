@@ -1,7 +1,7 @@
 import { execFile, type ExecFileException } from 'node:child_process';
 import { PodConfigError, raceSignal, type Clock } from '@podconfig/core';
+import { parseGoYaml } from '@podconfig/manifest';
 import type { Logger } from 'pino';
-import { parse as parseYaml } from 'yaml';
 import type { ExecPluginConfig } from './cluster-config.js';
 import { keyPairProblem } from './pem.js';
 import { Secret } from './secret.js';
@@ -156,8 +156,9 @@ export class ExecCredentialPlugin {
     try {
       out = JSON.parse(stdout);
     } catch {
+      // Not JSON: client-go's decoder reads YAML too, as sigs.k8s.io/yaml does (so does the kubeconfig's reader).
       try {
-        out = parseYaml(stdout);
+        out = parseGoYaml(stdout);
       } catch {
         out = undefined;
       }
