@@ -90,4 +90,12 @@ describe('parseCommandLine()', () => {
     expect(r.code).not.toBe(0);
     expect(r.output).toContain('--pod-manifest-pth');
   });
+
+  it.each([
+    [['--node-nam', 'x'], "podconfig-agent: unknown option '--node-nam' (Did you mean --node-name?)\n"],
+    [['--pod-manifest-path'], "podconfig-agent: option '--pod-manifest-path <PATH>' argument missing\n"],
+    [['extra-arg'], 'podconfig-agent: too many arguments. Expected 0 arguments but got 1.\n'],
+  ])('gives a usage error %j as one podconfig-agent: line, as every invalid input', (argv, line) => {
+    expect(parseCommandLine(argv, '1.2.3')).toEqual({ kind: 'exit', code: 1, output: line });
+  });
 });

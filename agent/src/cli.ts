@@ -15,7 +15,8 @@ export type CommandLineResult =
 
 /**
  * Parses kubelet-style flags (`--flag value` or `--flag=value`). Help, version and usage
- * errors come back as `exit` results so the caller decides how to print and exit.
+ * errors come back as `exit` results so the caller decides how to print and exit; a usage error's
+ * output is the agent's one stderr line for invalid input, `podconfig-agent: <message>`.
  */
 export function parseCommandLine(argv: readonly string[], version: string): CommandLineResult {
   let output = '';
@@ -48,7 +49,7 @@ export function parseCommandLine(argv: readonly string[], version: string): Comm
     program.parse([...argv], { from: 'user' });
   } catch (err: unknown) {
     if (err instanceof CommanderError) {
-      return { kind: 'exit', code: err.exitCode, output };
+      return { kind: 'exit', code: err.exitCode, output: err.exitCode === 0 ? output : usageErrorLine(output) };
     }
     throw err;
   }
@@ -64,4 +65,10 @@ export function parseCommandLine(argv: readonly string[], version: string): Comm
   }
   const configFile = typeof opts['config'] === 'string' ? opts['config'] : undefined;
   return { kind: 'run', commandLine: { flags, flagNames, configFile } };
+}
+
+/** Commander's `error: unknown option '--x'\n(Did you mean --y?)\n` as `podconfig-agent: unknown option '--x' (Did you mean --y?)`. */
+function usageErrorLine(output: string): string {
+  const message = output.trim().replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
+  return `podconfig-agent: ${message}\n`;
 }
