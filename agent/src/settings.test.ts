@@ -36,6 +36,15 @@ describe('resolveConfig()', () => {
     expect(c.staticPodPath).toBe('/m');
   });
 
+  it('takes kubeAPIQPS/kubeAPIBurst 0 as client-go does (its defaults, 5 and 10), as the kubelet passes them on', () => {
+    const c = resolveConfig({}, { kubeAPIQPS: 0, kubeAPIBurst: 0 });
+    expect([c.kubeApiQps, c.kubeApiBurst]).toEqual([5, 10]);
+    const f = resolveConfig({ 'kube-api-qps': '0', 'kube-api-burst': '0' }, {});
+    expect([f.kubeApiQps, f.kubeApiBurst]).toEqual([5, 10]);
+    expect(invalid(() => resolveConfig({}, { kubeAPIBurst: -1 }))).toBe('config field "kubeAPIBurst": must be a non-negative integer, got -1');
+    expect(invalid(() => resolveConfig({ 'handler-concurrency': '0' }, {}))).toBe('--handler-concurrency: must be a positive integer, got "0"');
+  });
+
   it('reads keepManagedFields from --keep-managed-fields (true/false) and the config field (a YAML bool)', () => {
     expect(resolveConfig({ 'keep-managed-fields': 'true' }, {}).keepManagedFields).toBe(true);
     expect(resolveConfig({ 'keep-managed-fields': 'false' }, { keepManagedFields: true }).keepManagedFields).toBe(false);

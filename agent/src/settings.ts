@@ -67,13 +67,22 @@ const duration = (opts: { positive?: boolean; zeroIsDefault?: number } = {}) => 
   if (ms === 0 && opts.positive === true) throw new ConfigInvalidError(`${what}: must be greater than 0`);
   return ms;
 };
-const number = (opts: { integer?: boolean }) => (raw: unknown, what: string): number => {
+const number = (opts: { integer?: boolean; zeroIs?: number }) => (raw: unknown, what: string): number => {
   const n = typeof raw === 'number' ? raw : Number(str(raw, what).trim());
-  if (!Number.isFinite(n) || n <= 0 || (opts.integer === true && !Number.isInteger(n))) {
-    throw new ConfigInvalidError(`${what}: must be a positive ${opts.integer === true ? 'integer' : 'number'}, got ${JSON.stringify(raw)}`);
+  const kind = opts.integer === true ? 'integer' : 'number';
+  if (!Number.isFinite(n) || (opts.integer === true && !Number.isInteger(n))) {
+    throw new ConfigInvalidError(`${what}: must be a ${opts.zeroIs === undefined ? 'positive' : 'non-negative'} ${kind}, got ${JSON.stringify(raw)}`);
   }
+  if (n === 0 && opts.zeroIs !== undefined) return opts.zeroIs;
+  if (n <= 0) throw new ConfigInvalidError(`${what}: must be a ${opts.zeroIs === undefined ? 'positive' : 'non-negative'} ${kind}, got ${JSON.stringify(raw)}`);
   return n;
 };
+/**
+ * The kubelet passes `kubeAPIQPS`/`kubeAPIBurst` to client-go, which takes 0 as its own defaults (rest.Config:
+ * `DefaultQPS` 5, `DefaultBurst` 10); the kubelet's validation refuses only negative values.
+ */
+const CLIENT_GO_DEFAULT_QPS = 5;
+const CLIENT_GO_DEFAULT_BURST = 10;
 const oneOf = <T extends string>(values: readonly T[]) => (raw: unknown, what: string): T => {
   const s = str(raw, what);
   if (!(values as readonly string[]).includes(s)) throw new ConfigInvalidError(`${what}: must be one of ${values.join(', ')}, got "${s}"`);
@@ -209,8 +218,8 @@ export const SETTINGS: readonly Setting[] = [
     help: 'kubeconfig for the apiserver source; unset: $KUBECONFIG, ~/.kube/config, in-cluster, else standalone; "" (given empty): standalone, no apiserver source',
     isPath: true, parse: kubeconfigPath, fallback: () => undefined },
   { key: 'context', flag: 'context', field: 'context', arg: 'NAME', help: 'kubeconfig context to use', parse: optionalPath, fallback: () => undefined },
-  { key: 'kubeApiQps', flag: 'kube-api-qps', field: 'kubeAPIQPS', arg: 'N', help: 'client-side QPS limit towards the apiserver', parse: number({}), fallback: () => DEFAULTS.kubeApiQps },
-  { key: 'kubeApiBurst', flag: 'kube-api-burst', field: 'kubeAPIBurst', arg: 'N', help: 'client-side burst towards the apiserver', parse: number({ integer: true }), fallback: () => DEFAULTS.kubeApiBurst },
+  { key: 'kubeApiQps', flag: 'kube-api-qps', field: 'kubeAPIQPS', arg: 'N', help: 'client-side QPS limit towards the apiserver', parse: number({ zeroIs: CLIENT_GO_DEFAULT_QPS }), fallback: () => DEFAULTS.kubeApiQps },
+  { key: 'kubeApiBurst', flag: 'kube-api-burst', field: 'kubeAPIBurst', arg: 'N', help: 'client-side burst towards the apiserver', parse: number({ integer: true, zeroIs: CLIENT_GO_DEFAULT_BURST }), fallback: () => DEFAULTS.kubeApiBurst },
   { key: 'watchList', flag: 'watch-list', field: 'watchList', arg: 'true|false', isBool: true,
     help: 'initial sync by streaming list (sendInitialEvents, D13); false: paginated LIST then WATCH', parse: bool, fallback: () => true },
   { key: 'keepManagedFields', flag: 'keep-managed-fields', field: 'keepManagedFields', arg: 'true|false', isBool: true,
