@@ -309,5 +309,16 @@ describe(WebhookSyncHandler.name, () => {
         .rejects.toMatchObject({ code: 'PODCONFIG_HANDLER_FAILED' });
       expect(server.requests).toHaveLength(1);
     });
+
+    it('can be called again, at once or after the first close (the second waits for the first)', async () => {
+      const server = await serve(status(200));
+      const handler = new WebhookSyncHandler({ url: new URL(`${server.origin}/hook`), logger: pino({ level: 'silent' }) });
+      await handler.syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal);
+      await Promise.all([handler.close(signal), handler.close(signal)]);
+      await handler.close(signal);
+      const aborted = new AbortController();
+      aborted.abort();
+      await handler.close(aborted.signal);
+    });
   });
 });

@@ -69,6 +69,7 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
    * request still connecting was abandoned by its call).
    */
   readonly #connecting = new ConnectingSockets();
+  #closed: Promise<void> | undefined;
 
   constructor(options: WebhookSyncHandlerOptions) {
     // Never quoted: the URL may carry a secret.
@@ -119,24 +120,28 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
     await this.#post({ op: 'kill', reason, gracePeriodSeconds, pod }, signal);
   }
 
-  /** Closes the connection pool and its pending connects; on abort, destroys it (in-flight requests fail). */
+  /**
+   * Closes the connection pool and its pending connects; on abort, destroys it (in-flight requests fail).
+   * A second call waits for the first one's close (its own signal can still cut that short).
+   */
   async close(signal: AbortSignal): Promise<void> {
-    this.#connecting.destroy(new Error('the webhook handler is closed'));
     const onAbort = (): void => {
       this.#closing.abort(signal.reason);
       this.#agent.destroy().catch(ignore);
     };
-    if (signal.aborted) {
-      this.#closing.abort(signal.reason);
-      await this.#agent.destroy();
-      return;
-    }
-    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
     try {
-      await this.#agent.close();
+      await (this.#closed ??= this.#shutDown());
     } finally {
       signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  async #shutDown(): Promise<void> {
+    this.#connecting.destroy(new Error('the webhook handler is closed'));
+    if (this.#closing.signal.aborted) await this.#agent.destroy();
+    else await this.#agent.close();
   }
 
   async #post(payload: WebhookPayload, signal: AbortSignal): Promise<void> {
