@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { KillPodRequest, Pod, SyncHandler, SyncPodRequest } from '@podconfig/core';
+import { ConfigInvalidError, type KillPodRequest, type Pod, type SyncHandler, type SyncPodRequest } from '@podconfig/core';
 import { FakeApiServer, makePod, tempDir } from '@podconfig/testing';
 import { podConfigOptionsToConfig, runPodConfig, type PodConfigOptions } from './run-pod-config.js';
 import { CONFIG_FIELDS } from './settings.js';
@@ -81,6 +81,17 @@ describe('podConfigOptionsToConfig()', () => {
     }) as Error);
   });
 
+  it.each<[string, unknown, string]>([
+    ['logger', {}, 'option "logger": must be an object with child(), trace(), debug(), info(), warn(), error(), fatal(); missing child(), trace(), debug(), info(), warn(), error(), fatal()'],
+    ['logger', 'info', 'option "logger": must be an object with child(), trace(), debug(), info(), warn(), error(), fatal(); missing child(), trace(), debug(), info(), warn(), error(), fatal()'],
+    ['clock', { now: () => 0, sleep: () => Promise.resolve() }, 'option "clock": must be an object with now(), monotonic(), sleep(); missing monotonic()'],
+    ['env', 'HOME=/x', 'option "env": must be an object'],
+    ['onStarted', 5, 'option "onStarted": must be a function'],
+  ])('rejects option %s = %j as invalid configuration, not with a TypeError once running', (key, value, message) => {
+    const options = { nodeName: NODE, [key]: value } as unknown as PodConfigOptions;
+    expect(() => podConfigOptionsToConfig(options)).toThrow(new ConfigInvalidError(message));
+  });
+
   it('rejects a null handler entry as invalid configuration, not with a TypeError', () => {
     const withNull = { nodeName: NODE, handlers: [null] } as unknown as Parameters<typeof podConfigOptionsToConfig>[0];
     expect(() => podConfigOptionsToConfig(withNull)).toThrow(expect.objectContaining({ code: 'PODCONFIG_CONFIG_INVALID' }) as Error);
@@ -156,5 +167,13 @@ describe('runPodConfig()', () => {
       socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
     });
     expect(refused).toBe('ECONNREFUSED');
+  });
+
+  it('rejects a missing or wrong signal as invalid configuration before it starts anything', async () => {
+    const run = runPodConfig as (options: PodConfigOptions, signal: unknown) => Promise<void>;
+    for (const signal of [undefined, {}]) {
+      await expect(run({ nodeName: NODE, handlers: [] }, signal)).rejects.toThrow(new ConfigInvalidError(
+        'runPodConfig(options, signal): signal must be an AbortSignal, which stops the pipeline when it aborts'));
+    }
   });
 });

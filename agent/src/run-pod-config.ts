@@ -73,11 +73,28 @@ const TYPED_OPTIONS = {
   kubeAPIQPS: 'number', kubeAPIBurst: 'number', handlerConcurrency: 'number', watchList: 'boolean', keepManagedFields: 'boolean',
 } as const satisfies Partial<Record<keyof PodConfigOptions, 'number' | 'boolean'>>;
 
+/** What the pipeline calls on a `logger` (a pino `Logger`) and on a `clock` (core's `Clock`). */
+const LOGGER_METHODS = ['child', 'trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+const CLOCK_METHODS = ['now', 'monotonic', 'sleep'] as const;
+
+/** An object option must have its methods: a wrong one would fail later, as a TypeError deep in the running pipeline. */
+function checkObjectOption(name: string, value: unknown, methods: readonly string[]): void {
+  if (value === undefined) return;
+  const missing = typeof value === 'object' && value !== null
+    ? methods.filter((m) => typeof (value as Record<string, unknown>)[m] !== 'function')
+    : methods;
+  if (missing.length > 0) throw new ConfigInvalidError(`option "${name}": must be an object with ${methods.map((m) => `${m}()`).join(', ')}; missing ${missing.map((m) => `${m}()`).join(', ')}`);
+}
+
 /** Validates library options into the agent's configuration (the same rules as the config file). */
 export function podConfigOptionsToConfig(options: PodConfigOptions): AgentConfig {
   // Plain JavaScript callers get a configuration error, not a TypeError from destructuring.
   if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new ConfigInvalidError('options: must be an object');
-  const { logger: _l, clock: _c, env: _e, onStarted: _s, handlers = [], ...fields } = options;
+  const { logger, clock, env, onStarted, handlers = [], ...fields } = options;
+  checkObjectOption('logger', logger, LOGGER_METHODS);
+  checkObjectOption('clock', clock, CLOCK_METHODS);
+  if (env !== undefined && (typeof env !== 'object' || env === null)) throw new ConfigInvalidError('option "env": must be an object');
+  if (onStarted !== undefined && typeof onStarted !== 'function') throw new ConfigInvalidError('option "onStarted": must be a function');
   const given: unknown = handlers;
   if (!Array.isArray(given)) throw new ConfigInvalidError('option "handlers": must be an array of handler objects or specs');
   // As in a config file: a misspelt option must not be silently ignored.
@@ -113,6 +130,7 @@ export function podConfigOptionsToConfig(options: PodConfigOptions): AgentConfig
  */
 export async function runPodConfig(options: PodConfigOptions, signal: AbortSignal): Promise<void> {
   const config = podConfigOptionsToConfig(options);
+  if (!(signal instanceof AbortSignal)) throw new ConfigInvalidError('runPodConfig(options, signal): signal must be an AbortSignal, which stops the pipeline when it aborts');
   const logger = options.logger ?? pino({ level: options.logLevel ?? 'silent' });
   const handlers = (options.handlers ?? []).filter(isHandlerObject);
   await runAgent(config, {
