@@ -7,17 +7,20 @@ import { tempDir } from '@podconfig/testing';
 import { createAgent } from './main.js';
 import { resolveConfig } from './settings.js';
 
+/** A server the environment's proxy applies to (not loopback); nothing here connects to it. */
+const REMOTE = 'https://kube.example:6443';
+
 describe('createAgent()', () => {
   let dir: { path: string; cleanup: () => Promise<void> };
   const controller = new AbortController();
   beforeEach(async () => { dir = await tempDir(); });
   afterEach(async () => { await dir.cleanup(); });
 
-  const kubeconfig = async (): Promise<string> => {
+  const kubeconfig = async (server = 'https://127.0.0.1:1'): Promise<string> => {
     const path = join(dir.path, 'kubeconfig');
     await writeFile(path, [
       'apiVersion: v1', 'kind: Config', 'current-context: c',
-      'clusters: [{name: k, cluster: {server: "https://127.0.0.1:1"}}]',
+      `clusters: [{name: k, cluster: {server: "${server}"}}]`,
       'users: [{name: u, user: {token: t}}]',
       'contexts: [{name: c, context: {cluster: k, user: u}}]', '',
     ].join('\n'));
@@ -88,6 +91,25 @@ describe('createAgent()', () => {
   ])('rejects a bad kubeconfig or context as invalid configuration, naming it: %j', async (flags, message) => {
     const kc = flags.kubeconfig ?? await kubeconfig();
     const err = await build({ ...flags, kubeconfig: kc }).catch((e: unknown) => e);
+    expect(PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID')).toBe(true);
+    expect((err as Error).message).toContain(message);
+  });
+
+  it('logs the proxy the api source goes through (HTTPS_PROXY for a remote server), without its credentials', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => { lines.push(JSON.parse(line) as Record<string, unknown>); } });
+    const config = resolveConfig({ 'status-address': 'off', kubeconfig: await kubeconfig(REMOTE) }, {});
+    await createAgent(config, { logger, signal: controller.signal, env: { HOME: dir.path, HTTPS_PROXY: 'http://user:secret@proxy.corp:3128' } });
+    expect(lines.find((l) => l['msg'] === 'apiserver source configured')).toMatchObject({ server: `${REMOTE}/`, proxy: 'http://proxy.corp:3128/' });
+    expect(JSON.stringify(lines)).not.toContain('secret');
+  });
+
+  it.each<[string, Record<string, unknown>, NodeJS.ProcessEnv, string]>([
+    ['the api source', { kubeconfig: REMOTE }, { HTTPS_PROXY: 'ftp://proxy.corp' }, 'HTTPS_PROXY: not a proxy URL'],
+    ['the manifest URL', { 'manifest-url': 'http://manifests.example/pods' }, { http_proxy: 'socks5://proxy.corp' }, 'http_proxy: a socks5 proxy is not supported for the manifest URL'],
+  ])('rejects an unusable proxy variable for %s as invalid configuration, naming it', async (_, flags, env, message) => {
+    const withFile = flags['kubeconfig'] === undefined ? flags : { ...flags, kubeconfig: await kubeconfig(REMOTE) };
+    const err = await build(withFile, env).catch((e: unknown) => e);
     expect(PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID')).toBe(true);
     expect((err as Error).message).toContain(message);
   });

@@ -22,7 +22,10 @@ export interface CreateAgentOptions {
   readonly handlers?: readonly SyncHandler[];
   readonly clock?: Clock;
   readonly metrics?: AgentMetrics;
-  /** Environment for kubeconfig discovery (`KUBECONFIG`, in-cluster variables); read once, here. */
+  /**
+   * Environment for kubeconfig discovery (`KUBECONFIG`, in-cluster variables) and the proxy variables
+   * (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`); read once, here.
+   */
   readonly env?: NodeJS.ProcessEnv;
 }
 
@@ -42,7 +45,11 @@ export async function createAgent(config: AgentConfig, o: CreateAgentOptions): P
     cluster = await loadCluster(config, env);
     if (cluster === undefined) o.logger.info({}, 'no kubeconfig and not in a cluster: standalone mode, no apiserver source');
     // Which credentials the api source uses (`kubeconfig:<file>#<context>` or `in-cluster`): found, not only given.
-    else o.logger.info({ cluster: cluster.source, server: safeUrl(cluster.server) }, 'apiserver source configured');
+    else {
+      o.logger.info({
+        cluster: cluster.source, server: safeUrl(cluster.server), ...(cluster.proxyUrl === undefined ? {} : { proxy: safeUrl(cluster.proxyUrl) }),
+      }, 'apiserver source configured');
+    }
   }
   const container = new Container();
   const built = new StartupResources();
@@ -54,7 +61,7 @@ export async function createAgent(config: AgentConfig, o: CreateAgentOptions): P
         config, logger: o.logger, clock: o.clock ?? systemClock, shutdownSignal: o.signal,
         ...(o.metrics === undefined ? {} : { metrics: o.metrics }),
       }),
-      sourcesModule(config, cluster, built),
+      sourcesModule(config, cluster, env, built),
       handlersModule(config, o.handlers ?? [], built),
       statusModule(config),
     );

@@ -53,7 +53,7 @@ export interface PodConfigOptions {
   /** Default: a silent logger (see `logLevel`). */
   readonly logger?: Logger;
   readonly clock?: Clock;
-  /** Environment for kubeconfig discovery; default `process.env`. */
+  /** Environment for kubeconfig discovery and the proxy variables (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`); default `process.env`. */
   readonly env?: NodeJS.ProcessEnv;
   /** Called once the pipeline is running (with the status server's address when enabled). */
   readonly onStarted?: (info: { readonly statusAddress: AddressInfo | undefined }) => void;

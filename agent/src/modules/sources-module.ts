@@ -13,10 +13,11 @@ import { TOKENS } from '../tokens.js';
 
 /**
  * The pod sources the configuration asks for; each is bound only when configured (feature
- * switches decide bindings, sources never read flags). `cluster` is undefined in standalone mode.
+ * switches decide bindings, sources never read flags). `cluster` is undefined in standalone mode;
+ * `env` holds the proxy variables for the manifest URL (the cluster's proxy is in `cluster` already).
  * The apiserver client is noted in `built` (released if the start fails).
  */
-export const sourcesModule = (config: AgentConfig, cluster: ClusterConfig | undefined, built?: StartupResources): ContainerModule =>
+export const sourcesModule = (config: AgentConfig, cluster: ClusterConfig | undefined, env: NodeJS.ProcessEnv, built?: StartupResources): ContainerModule =>
   new ContainerModule(({ bind }) => {
     const { nodeName } = config;
     const staticPodPath = config.staticPodPath;
@@ -50,6 +51,7 @@ export const sourcesModule = (config: AgentConfig, cluster: ClusterConfig | unde
               periodMs: config.httpCheckFrequencyMs,
               headers: config.manifestUrlHeaders,
               readiness: config.httpReady,
+              env, // HTTP_PROXY/HTTPS_PROXY/NO_PROXY, as the kubelet's client reads them
               ...(ca === undefined ? {} : { ca }),
               ...(cert === undefined || key === undefined ? {} : { cert, key }),
             }),

@@ -31,6 +31,7 @@ export { linked, withTimeout } from './linked.js';
 export { raceSignal } from './race-signal.js';
 export { ConnectingSockets } from './connecting-sockets.js';
 export { safeUrl } from './safe-url.js';
+export { EnvironmentProxy } from './environment-proxy.js';
 export { copyWith } from './copy-with.js';
 export { deepFreeze, deepFreezeParsed } from './deep-freeze.js';
 export { jsonEqual } from './json-equal.js';

@@ -92,6 +92,27 @@ describe('loadClusterConfig()', () => {
     }
   });
 
+  it('takes HTTPS_PROXY/NO_PROXY as client-go does for a cluster without proxy-url: never for loopback, proxy-url first', async () => {
+    const proxied = await writeKubeconfig(join(dir.path, 'remote'), simple('https://kube.example:6443'));
+    const proxyOf = async (file: string, env: NodeJS.ProcessEnv): Promise<string | undefined> =>
+      (await loadClusterConfig({ kubeconfig: file, env }))?.proxyUrl?.href;
+    expect(await proxyOf(proxied, { HTTPS_PROXY: 'proxy.corp:3128' })).toBe('http://proxy.corp:3128/');
+    expect(await proxyOf(proxied, { https_proxy: 'socks5://proxy.corp' })).toBe('socks5://proxy.corp');
+    expect(await proxyOf(proxied, { HTTP_PROXY: 'proxy.corp:3128' })).toBeUndefined(); // an https server
+    expect(await proxyOf(proxied, { HTTPS_PROXY: 'proxy.corp:3128', NO_PROXY: 'localhost,.example' })).toBeUndefined();
+    expect(await proxyOf(proxied, { HTTPS_PROXY: 'proxy.corp:3128', NO_PROXY: 'kube.example:443' })).toBe('http://proxy.corp:3128/');
+    const loopback = await writeKubeconfig(join(dir.path, 'local'), simple('https://127.0.0.1:6443'));
+    expect(await proxyOf(loopback, { HTTPS_PROXY: 'proxy.corp:3128' })).toBeUndefined();
+    const withProxyUrl = simple('https://kube.example:6443');
+    withProxyUrl.clusters!['c']!['proxy-url'] = 'http://kubeconfig-proxy:8080';
+    const named = await writeKubeconfig(join(dir.path, 'named'), withProxyUrl);
+    expect(await proxyOf(named, { HTTPS_PROXY: 'proxy.corp:3128' })).toBe('http://kubeconfig-proxy:8080/');
+
+    const err = await rejection(loadClusterConfig({ kubeconfig: proxied, env: { HTTPS_PROXY: 'ftp://user:secret@proxy.corp' } }));
+    expect(err.code).toBe('PODCONFIG_CONFIG_INVALID');
+    expect(err.message).toBe('HTTPS_PROXY: not a proxy URL (http://host:port, https://host:port or socks5://host:port, or host:port)');
+  });
+
   it('applies repeated << merge keys in turn and tells a quoted key from a plain one, as kubectl reads YAML', async () => {
     const file = join(dir.path, 'kc');
     await writeFile(file, [
@@ -287,6 +308,16 @@ describe('loadClusterConfig()', () => {
     expect(config?.tls.ca).toBe(pki.ca.cert);
     expect(config?.auth).toMatchObject({ type: 'token', tokenFile: join(root, 'token') });
     expect(config?.auth.type === 'token' && config.auth.token.reveal()).toBe('sa-token');
+  });
+
+  it('sends an in-cluster config through HTTPS_PROXY unless NO_PROXY names the service address, as client-go', async () => {
+    const root = join(dir.path, 'sa');
+    await mkdir(root);
+    await writeFile(join(root, 'token'), 'sa-token\n');
+    const env = { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443', HTTPS_PROXY: 'http://proxy.corp:3128' };
+    expect((await loadClusterConfig({ homeDir: dir.path, inClusterRoot: root, env }))?.proxyUrl?.href).toBe('http://proxy.corp:3128/');
+    const excluded = { ...env, NO_PROXY: '10.96.0.0/12' };
+    expect((await loadClusterConfig({ homeDir: dir.path, inClusterRoot: root, env: excluded }))?.proxyUrl).toBeUndefined();
   });
 
   it('is not in-cluster without the service variables or the token, and warns about an unreadable ca.crt', async () => {

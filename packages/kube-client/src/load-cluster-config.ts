@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { PodConfigError } from '@podconfig/core';
+import { EnvironmentProxy, PodConfigError } from '@podconfig/core';
 import type { ClusterConfig } from './cluster-config.js';
 import { DEFAULT_IN_CLUSTER_ROOT, loadInClusterConfig } from './in-cluster-config.js';
 import { clusterConfigFromKubeconfig } from './kubeconfig-cluster-config.js';
@@ -12,7 +12,10 @@ export interface LoadClusterConfigOptions {
   readonly kubeconfig?: string;
   /** `--context`: instead of the kubeconfig's `current-context`. */
   readonly context?: string;
-  /** Where `KUBECONFIG`, `HOME` and `KUBERNETES_SERVICE_HOST/PORT` are read (default `process.env`). */
+  /**
+   * Where `KUBECONFIG`, `HOME`, `KUBERNETES_SERVICE_HOST/PORT` and, for a cluster without `proxy-url`,
+   * `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` are read (default `process.env`).
+   */
   readonly env?: NodeJS.ProcessEnv;
   /** Home directory for `~/.kube/config` (default `$HOME`, else the OS's). */
   readonly homeDir?: string;
@@ -28,11 +31,29 @@ export interface LoadClusterConfigOptions {
  * 2. In-cluster, when no kubeconfig was found or it names no context.
  * 3. `undefined`: no API server (standalone mode).
  *
+ * A cluster without a kubeconfig `proxy-url` gets the environment's proxy as client-go's transport does
+ * (core's `EnvironmentProxy`: `HTTPS_PROXY` unless `NO_PROXY` names the server; never for localhost or loopback).
+ *
  * Throws `PODCONFIG_KUBECONFIG_INVALID`, naming the file and the problem, when a kubeconfig
- * exists but cannot be used (unreadable, invalid YAML, unknown context, unreadable CA…).
+ * exists but cannot be used (unreadable, invalid YAML, unknown context, unreadable CA…), and
+ * `PODCONFIG_CONFIG_INVALID`, naming the variable, for a proxy variable that is not a proxy URL.
  */
 export async function loadClusterConfig(options: LoadClusterConfigOptions = {}): Promise<ClusterConfig | undefined> {
   const env = options.env ?? process.env;
+  return withEnvironmentProxy(await findClusterConfig(options, env), env);
+}
+
+/**
+ * client-go's transport without a `proxy-url`: `http.ProxyFromEnvironment` (`HTTPS_PROXY`, `NO_PROXY`, never for
+ * localhost or loopback). In-cluster configs too, as for client-go: `NO_PROXY` must then name the service address.
+ */
+function withEnvironmentProxy(config: ClusterConfig | undefined, env: NodeJS.ProcessEnv): ClusterConfig | undefined {
+  if (config === undefined || config.proxyUrl !== undefined) return config;
+  const proxy = new EnvironmentProxy(env).proxyFor(config.server);
+  return proxy === undefined ? config : { ...config, proxyUrl: proxy.url };
+}
+
+async function findClusterConfig(options: LoadClusterConfigOptions, env: NodeJS.ProcessEnv): Promise<ClusterConfig | undefined> {
   const explicit = options.kubeconfig !== undefined && options.kubeconfig !== '' ? options.kubeconfig : undefined;
   const fromEnv = env.KUBECONFIG ?? '';
   let paths: string[];

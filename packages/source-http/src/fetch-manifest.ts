@@ -15,7 +15,8 @@ export interface ManifestRequest {
   /** Validators of the last applied response (decision D7); `undefined` for an unconditional request. */
   readonly etag: string | undefined;
   readonly lastModified: string | undefined;
-  readonly dispatcher: Dispatcher;
+  /** The dispatcher for each hop's URL (the environment's proxy may differ between a URL and its redirect's). */
+  readonly dispatcher: (url: URL) => Dispatcher;
   /** For the whole exchange: every redirect hop and the complete body. */
   readonly timeoutMs: number;
   /** Cap of the (decompressed) body. */
@@ -65,7 +66,7 @@ export async function fetchManifest(req: ManifestRequest, signal: AbortSignal): 
         request(url, {
           method: 'GET',
           headers: headers.flat(),
-          dispatcher: req.dispatcher,
+          dispatcher: req.dispatcher(url),
           signal: deadline.signal,
           headersTimeout: req.timeoutMs,
           bodyTimeout: req.timeoutMs,

@@ -1,6 +1,6 @@
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type ServerOptions as HttpsServerOptions } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { ANNOTATIONS, ConfigInvalidError, type Clock, type PodSetUpdate } from '@podconfig/core';
@@ -1023,6 +1023,90 @@ describe(HttpPodSource.name, () => {
       const { source } = makeSource('http://manifests.test/pods', { dispatcher: agent });
       const [update] = await first(source, 1);
       expect(names(update!)).toEqual(['a-node-a']);
+    });
+  });
+
+  describe('proxies from the environment', () => {
+    interface Proxied {
+      readonly url: string;
+      /** Each request line the proxy got (absolute form, or CONNECT host:port) and its Proxy-Authorization. */
+      readonly seen: { readonly line: string; readonly auth: string | undefined }[];
+    }
+
+    /**
+     * An HTTP proxy on 127.0.0.1 that sends every request, whatever host it names, to `port` on 127.0.0.1:
+     * absolute-form GETs forwarded, CONNECT tunnelled. The names it is asked for resolve nowhere else.
+     */
+    async function proxyTo(port: number, userinfo = ''): Promise<Proxied> {
+      const seen: Proxied['seen'] = [];
+      const proxy = createHttpServer((req, res) => {
+        seen.push({ line: `${req.method} ${req.url}`, auth: req.headers['proxy-authorization'] });
+        const target = new URL(req.url ?? '/');
+        const upstream = httpRequest({ host: '127.0.0.1', port, path: target.pathname + target.search, headers: req.headers }, (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        });
+        upstream.on('error', () => res.destroy());
+        req.pipe(upstream);
+      });
+      proxy.on('connect', (req: IncomingMessage, downstream: Socket, head: Buffer) => {
+        seen.push({ line: `CONNECT ${req.url}`, auth: req.headers['proxy-authorization'] });
+        const upstream = netConnect(port, '127.0.0.1', () => {
+          downstream.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+          upstream.write(head);
+          upstream.pipe(downstream).pipe(upstream);
+        });
+        upstream.on('error', () => downstream.destroy());
+        downstream.on('error', () => upstream.destroy());
+      });
+      const proxyPort = await listen(proxy);
+      cleanups.push(async () => {
+        proxy.closeAllConnections();
+        await new Promise((resolve) => proxy.close(resolve));
+      });
+      return { url: `http://${userinfo}127.0.0.1:${proxyPort}`, seen };
+    }
+
+    it('sends an http manifest URL through HTTP_PROXY in absolute form, with the proxy\'s credentials', async () => {
+      const server = await serve([ok(A)]);
+      const proxy = await proxyTo(server.port, 'proxy-user:proxy%20pw@');
+      const { source } = makeSource('http://manifests.test/pods?v=1', { env: { HTTP_PROXY: proxy.url, HTTPS_PROXY: 'http://127.0.0.1:1' } });
+      const [update] = await first(source, 1);
+      expect(names(update!)).toEqual(['a-node-a']);
+      expect(proxy.seen).toEqual([
+        { line: 'GET http://manifests.test/pods?v=1', auth: `Basic ${Buffer.from('proxy-user:proxy pw').toString('base64')}` },
+      ]);
+      expect(server.requests.map((r) => r.url)).toEqual(['/pods?v=1']);
+    });
+
+    it('tunnels an https manifest URL through HTTPS_PROXY and still verifies the server', async () => {
+      const named = await createTestPki({ hosts: ['manifests.test'] });
+      const server = await serve([ok(A), ok(A)], { cert: named.server.cert, key: named.server.key });
+      const proxy = await proxyTo(server.port);
+      const { source } = makeSource('https://manifests.test/pods', { ca: named.ca.cert, env: { https_proxy: proxy.url } });
+      const [update] = await first(source, 1);
+      expect(names(update!)).toEqual(['a-node-a']);
+      expect(proxy.seen).toEqual([{ line: 'CONNECT manifests.test:443', auth: undefined }]);
+
+      // The proxy reaches the same server; a CA that did not sign it fails the handshake through the tunnel.
+      const untrusting = makeSource('https://manifests.test/pods', { ca: pki.ca.cert, env: { https_proxy: proxy.url } }).source;
+      const [grace] = await first(untrusting, 1); // D9's grace SET after two failed polls
+      expect(grace!.pods.size).toBe(0);
+      expect(untrusting.status().lastError).toMatchObject({ code: 'PODCONFIG_TLS', message: expect.stringContaining('https://manifests.test/pods') });
+      expect(proxy.seen).toHaveLength(3);
+    });
+
+    it('goes direct to loopback addresses whatever HTTP_PROXY says (NO_PROXY: see core\'s EnvironmentProxy)', async () => {
+      const server = await serve([ok(A)]);
+      const { source } = makeSource(`${server.origin}/pods`, { env: { HTTP_PROXY: `http://127.0.0.1:${await closedPort()}` } });
+      expect(names((await first(source, 1))[0]!)).toEqual(['a-node-a']);
+    });
+
+    it('refuses a socks5 or malformed proxy for the manifest URL at construction, naming the variable', () => {
+      expect(() => makeSource('https://manifests.test/pods', { env: { HTTPS_PROXY: 'socks5://127.0.0.1:1080' } })).toThrow(new ConfigInvalidError(
+        'HTTPS_PROXY: a socks5 proxy is not supported for the manifest URL (an http or https proxy is; the apiserver client takes socks5)'));
+      expect(() => makeSource('http://manifests.test/pods', { env: { http_proxy: 'ftp://u:secret@proxy' } }))
+        .toThrow(new ConfigInvalidError('http_proxy: not a proxy URL (http://host:port, https://host:port or socks5://host:port, or host:port)'));
     });
   });
 

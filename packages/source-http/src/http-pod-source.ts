@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   ConfigInvalidError,
   ConnectingSockets,
+  EnvironmentProxy,
   HTTP_SOURCE,
   PodConfigError,
   PodSnapshot,
@@ -19,7 +20,7 @@ import {
 } from '@podconfig/core';
 import { MAX_MANIFEST_BYTES, decodeHttpPods, parseManifestOffThread, type ParsedManifest } from '@podconfig/manifest';
 import type { Logger } from 'pino';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { Agent, ProxyAgent, buildConnector, type Dispatcher } from 'undici';
 import { basicAuthFromUrl, fetchManifest, stripCredentials, type ManifestResponse } from './fetch-manifest.js';
 import { checkHeader, headerWireValue } from './parse-manifest-url-headers.js';
 
@@ -47,8 +48,16 @@ export interface HttpPodSourceOptions {
   /** PEM client certificate and key; both or neither. */
   readonly cert?: string | Buffer;
   readonly key?: string | Buffer;
-  /** An undici dispatcher to send requests through (excludes `ca`/`cert`/`key`). Default: a keep-alive `Agent` owned by `updates()`. */
+  /**
+   * An undici dispatcher to send requests through (excludes `ca`/`cert`/`key`, and the environment's proxy is not
+   * applied). Default: keep-alive `Agent`s owned by `updates()`, one direct and one per proxy in use.
+   */
   readonly dispatcher?: Dispatcher;
+  /**
+   * Where `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` are read (core's `EnvironmentProxy`: Go's rules, as the kubelet's
+   * client follows them; never for localhost or loopback). Default `process.env`. An http or https proxy only.
+   */
+  readonly env?: NodeJS.ProcessEnv;
   /** Deadline for the whole exchange: redirects, headers and body. Default 10 s. */
   readonly timeoutMs?: number;
   /** Largest accepted (decompressed) body, at most `MAX_MANIFEST_BYTES` (10 MiB, the default). */
@@ -117,6 +126,8 @@ export class HttpPodSource implements PodSource, StatusReporter {
   readonly #readiness: HttpReadiness;
   readonly #random: () => number;
   readonly #dispatcher: Dispatcher | undefined;
+  /** `undefined` with an injected dispatcher. */
+  readonly #proxies: EnvironmentProxy | undefined;
   readonly #tls: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer };
 
   #applied: Applied | undefined;
@@ -186,6 +197,9 @@ export class HttpPodSource implements PodSource, StatusReporter {
     this.#clock = options.clock;
     this.#random = options.random ?? Math.random;
     this.#dispatcher = options.dispatcher;
+    this.#proxies = options.dispatcher === undefined ? new EnvironmentProxy(options.env ?? process.env) : undefined;
+    // A redirect to another host can still meet a socks5 proxy; that poll fails naming the variable.
+    checkManifestProxy(this.#proxies?.proxyFor(this.#requestUrl));
     this.#tls = tls;
     this.#log = options.logger.child({ component: 'source.http', url: this.#safeUrl });
   }
@@ -196,12 +210,10 @@ export class HttpPodSource implements PodSource, StatusReporter {
    * `readiness` for the first one). Returns on abort; never throws for a failed poll.
    */
   async *updates(signal: AbortSignal): AsyncGenerator<PodSetUpdate, void, undefined> {
-    let owned: Agent | undefined;
     // undici's Agent leaves a pending connect open when destroyed (until its connect timeout): tracked to end it too.
     const connecting = new ConnectingSockets();
-    const dispatcher =
-      this.#dispatcher ??
-      (owned = new Agent({ connect: connecting.wrap(buildConnector(this.#tls)), headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs }));
+    const owned = new Map<string, Dispatcher>();
+    const dispatcher = (url: URL): Dispatcher => this.#dispatcherFor(url, owned, connecting);
     const backoff = exponentialBackoff({
       initialMs: this.#periodMs,
       maxMs: this.#maxBackoffMs,
@@ -248,7 +260,7 @@ export class HttpPodSource implements PodSource, StatusReporter {
     } finally {
       // Nothing is in flight but a request abandoned on abort (its connect still pending): destroyed, not awaited.
       connecting.destroy(new Error('the manifest source stopped'));
-      await owned?.destroy();
+      await Promise.all([...owned.values()].map((d) => d.destroy()));
     }
   }
 
@@ -286,7 +298,27 @@ export class HttpPodSource implements PodSource, StatusReporter {
    * `conditional: false` sends no validators (the first poll of a run, and every
    * {@link UNCONDITIONAL_POLL_EVERY}th).
    */
-  async #poll(dispatcher: Dispatcher, conditional: boolean, signal: AbortSignal): Promise<PollOutcome> {
+  /**
+   * The injected dispatcher, or one of the run's own: the direct `Agent`, or a `ProxyAgent` per proxy and scheme
+   * (CONNECT for https; for http, as Go's transport does, the request in absolute form to an http proxy).
+   */
+  #dispatcherFor(url: URL, owned: Map<string, Dispatcher>, connecting: ConnectingSockets): Dispatcher {
+    if (this.#dispatcher !== undefined) return this.#dispatcher;
+    const proxy = this.#proxies?.proxyFor(url);
+    checkManifestProxy(proxy);
+    const key = proxy === undefined ? '' : `${url.protocol} ${proxy.url.href}`;
+    let dispatcher = owned.get(key);
+    if (dispatcher === undefined) {
+      const timeouts = { headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs };
+      dispatcher = proxy === undefined
+        ? new Agent({ connect: connecting.wrap(buildConnector(this.#tls)), ...timeouts })
+        : new ProxyAgent({ ...proxyAgentTarget(proxy.url), requestTls: this.#tls, proxyTunnel: url.protocol === 'https:', ...timeouts });
+      owned.set(key, dispatcher);
+    }
+    return dispatcher;
+  }
+
+  async #poll(dispatcher: (url: URL) => Dispatcher, conditional: boolean, signal: AbortSignal): Promise<PollOutcome> {
     const applied = this.#applied;
     const etag = conditional ? applied?.etag : undefined;
     const lastModified = conditional ? applied?.lastModified : undefined;
@@ -425,6 +457,26 @@ export class HttpPodSource implements PodSource, StatusReporter {
     else this.#log.debug(fields, 'manifest poll failed again');
     this.#lastFailureMessage = message;
   }
+}
+
+/** undici's socks5 agent sends an IP address as SNI and is not what the apiserver client uses: not for the manifest URL. */
+function checkManifestProxy(proxy: { readonly url: URL; readonly variable: string } | undefined): void {
+  if (proxy?.url.protocol === 'socks5:') {
+    throw new ConfigInvalidError(`${proxy.variable}: a socks5 proxy is not supported for the manifest URL (an http or https proxy is; the apiserver client takes socks5)`);
+  }
+}
+
+/**
+ * The proxy without its userinfo, and the userinfo as `Proxy-Authorization: Basic`, as Go sends it (undici sends
+ * it only when both a user and a password are set).
+ */
+function proxyAgentTarget(proxy: URL): { readonly uri: string; readonly token?: string } {
+  const uri = new URL(proxy.href);
+  uri.username = '';
+  uri.password = '';
+  if (proxy.username === '' && proxy.password === '') return { uri: uri.href };
+  const credentials = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
+  return { uri: uri.href, token: `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}` };
 }
 
 function positive(name: string, value: number): number {
