@@ -471,12 +471,8 @@ function checkManifestProxy(proxy: { readonly url: URL; readonly variable: strin
  * it only when both a user and a password are set).
  */
 function proxyAgentTarget(proxy: URL): { readonly uri: string; readonly token?: string } {
-  const uri = new URL(proxy.href);
-  uri.username = '';
-  uri.password = '';
-  if (proxy.username === '' && proxy.password === '') return { uri: uri.href };
-  const credentials = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
-  return { uri: uri.href, token: `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}` };
+  const token = basicAuthFromUrl(proxy);
+  return { uri: stripCredentials(proxy).href, ...(token === undefined ? {} : { token }) };
 }
 
 function positive(name: string, value: number): number {
