@@ -761,6 +761,42 @@ describe(FilePodSource.name, () => {
       expect(keys(await run.next())).toEqual([key('b'), key('c')]);
     });
 
+    it("picks up a ConfigMap volume's update (the AtomicWriter `..data` swap) from the watch, not the periodic scan", async () => {
+      // The kubelet's AtomicWriter layout: `a.yaml -> ..data/a.yaml`, `..data -> ..<timestamp>`.
+      const dir = await makeDir();
+      const version = async (stamp: string, image: string): Promise<void> => {
+        await mkdir(join(dir, stamp));
+        await writeFile(join(dir, stamp, 'a.yaml'), podManifestYaml('a', { image }));
+      };
+      await version('..2026_11_23_00_00_00.1', 'registry.k8s.io/pause:3.9');
+      await symlink('..2026_11_23_00_00_00.1', join(dir, '..data'));
+      await symlink(join('..data', 'a.yaml'), join(dir, 'a.yaml'));
+      const { run, log } = start({ path: dir }); // periodMs is an hour: only the watch can see the update
+      const image = (u: PodSetUpdate): string | undefined => u.pods.get(key('a'))?.spec?.containers[0]?.image;
+      expect(image(await run.next())).toBe('registry.k8s.io/pause:3.9');
+      const pending = run.next();
+      await log.waitFor(watchArmed);
+      await version('..2026_11_23_00_01_00.2', 'registry.k8s.io/pause:3.10');
+      await symlink('..2026_11_23_00_01_00.2', join(dir, '..data_tmp'));
+      await rename(join(dir, '..data_tmp'), join(dir, '..data'));
+      await rm(join(dir, '..2026_11_23_00_00_00.1'), { recursive: true });
+      expect(image(await pending)).toBe('registry.k8s.io/pause:3.10');
+    });
+
+    it("ignores emacs's auto-save file, which would win under D1 while the edit is unsaved", async () => {
+      const dir = await makeDir();
+      await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
+      const { run, log } = start({ path: dir });
+      const first = await run.next();
+      const pending = run.next();
+      await log.waitFor(watchArmed);
+      await writeFile(join(dir, '#a.yaml#'), podManifestYaml('a', { image: 'registry.k8s.io/pause:half-typed' }));
+      await writeFile(join(dir, 'b.yaml'), podManifestYaml('b'));
+      const next = await pending;
+      expect(keys(next)).toEqual([key('a'), key('b')]);
+      expect(uid(next, key('a'))).toBe(uid(first, key('a')));
+    });
+
     it('re-scans at a fixed rate, the first scan at t≈0 (#40)', async () => {
       const dir = await makeDir();
       await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));

@@ -15,7 +15,8 @@ describe('manifestNameFilter', () => {
     const byDefault = manifestNameFilter({ manifestFilter: 'default', extensions: undefined });
     const none = manifestNameFilter({ manifestFilter: 'none', extensions: undefined });
     for (const name of ['web.yaml~', 'web.yaml.swp', 'web.swx', 'web.yaml.bak', 'web.orig', 'web.tmp', 'web.yaml.dpkg-new',
-      'web.yaml.dpkg-old', 'web.yaml.dpkg-dist', 'web.yaml.rpmnew', 'web.yaml.rpmsave', '4913', 'WEB.YAML.BAK']) {
+      'web.yaml.dpkg-old', 'web.yaml.dpkg-dist', 'web.yaml.rpmnew', 'web.yaml.rpmsave', '4913', 'WEB.YAML.BAK',
+      '#web.yaml#', 'web.yaml___jb_tmp___', 'web.yaml___jb_old___']) {
       expect(byDefault(name), name).toBe('editor-artefact');
       expect(none(name), name).toBeUndefined();
     }
@@ -32,7 +33,8 @@ describe('manifestNameFilter', () => {
 
 describe('isEditorArtefact', () => {
   it('does not match ordinary manifest names', () => {
-    for (const name of ['web.yaml', 'web.json', 'kube-apiserver.yaml', 'backup', 'dpkg.yaml', '49130', 'web.yaml-bak']) {
+    for (const name of ['web.yaml', 'web.json', 'kube-apiserver.yaml', 'backup', 'dpkg.yaml', '49130', 'web.yaml-bak',
+      '#web.yaml', 'web#', '#', '##']) {
       expect(isEditorArtefact(name), name).toBe(false);
     }
   });

@@ -74,5 +74,12 @@ describe('relevantTo', () => {
     expect(relevant('/etc/kubernetes/manifests/.etcd.yaml.swp')).toBe(false);
     expect(relevant('/etc/kubernetes/manifests/etcd.yaml~')).toBe(false);
     expect(relevant('/etc/kubernetes/manifests/4913')).toBe(false);
+    expect(relevant('/etc/kubernetes/manifests/#etcd.yaml#')).toBe(false);
+  });
+
+  it("accepts a volume's `..` names: its files change only through the `..data` swap", () => {
+    expect(relevant('/etc/kubernetes/manifests/..data')).toBe(true);
+    expect(relevant('/etc/kubernetes/manifests/..data_tmp')).toBe(true);
+    expect(relevant('/etc/kubernetes/manifests/..2026_11_23_00_31_07.123456789')).toBe(true);
   });
 });

@@ -45,12 +45,18 @@ async function identity(path: string): Promise<string | undefined> {
 /**
  * Which paths (absolute) named by the watch's events matter for `absPath`: the path itself, its
  * ancestors, and, when it is a directory, the entries the scan would read. Events for anything else
- * are dropped, so siblings in the parent directory and editor swap files never wake a re-scan.
+ * are dropped, so siblings in the parent directory and editor swap files never wake a re-scan; `..` names
+ * (an AtomicWriter volume's `..data` swap) do.
  */
 export function relevantTo(absPath: string, filter: (name: string) => IgnoreReason | undefined): (p: string) => boolean {
   return (p) => {
     if (p === absPath) return true;
     if (absPath.startsWith(p.endsWith(sep) ? p : p + sep)) return true; // an ancestor
-    return dirname(p) === absPath && filter(basename(p)) === undefined;
+    if (dirname(p) !== absPath) return false;
+    const name = basename(p);
+    // The kubelet's AtomicWriter (a ConfigMap, Secret or projected volume) updates its files by renaming
+    // `..data_tmp` over `..data`; the manifests are symlinks through `..data`, unchanged, so the only events of
+    // an update are on `..` names. Never read as manifests, they wake a re-scan all the same.
+    return name.startsWith('..') || filter(name) === undefined;
   };
 }
