@@ -23,6 +23,8 @@ class FirstPodHandler implements SyncHandler {
   async killPod(_request: KillPodRequest, _signal: AbortSignal): Promise<void> {}
 }
 
+const noop = (): void => undefined;
+
 describe('podConfigOptionsToConfig()', () => {
   it('types every config-file field the runtime accepts, and accepts every field it types', () => {
     // Required<…>: the compiler fails here when PodConfigOptions lacks a field; the runtime check when it has one too many.
@@ -82,8 +84,9 @@ describe('podConfigOptionsToConfig()', () => {
   });
 
   it.each<[string, unknown, string]>([
-    ['logger', {}, 'option "logger": must be an object with child(), trace(), debug(), info(), warn(), error(), fatal(); missing child(), trace(), debug(), info(), warn(), error(), fatal()'],
-    ['logger', 'info', 'option "logger": must be an object with child(), trace(), debug(), info(), warn(), error(), fatal(); missing child(), trace(), debug(), info(), warn(), error(), fatal()'],
+    ['logger', {}, 'option "logger": must be an object with child(), bindings(), isLevelEnabled(), trace(), debug(), info(), warn(), error(), fatal(); missing child(), bindings(), isLevelEnabled(), trace(), debug(), info(), warn(), error(), fatal()'],
+    ['logger', 'info', 'option "logger": must be an object with child(), bindings(), isLevelEnabled(), trace(), debug(), info(), warn(), error(), fatal(); missing child(), bindings(), isLevelEnabled(), trace(), debug(), info(), warn(), error(), fatal()'],
+    ['logger', { child: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop, fatal: noop }, 'option "logger": must be an object with child(), bindings(), isLevelEnabled(), trace(), debug(), info(), warn(), error(), fatal(); missing bindings(), isLevelEnabled()'],
     ['clock', { now: () => 0, sleep: () => Promise.resolve() }, 'option "clock": must be an object with now(), monotonic(), sleep(); missing monotonic()'],
     ['env', 'HOME=/x', 'option "env": must be an object'],
     ['onStarted', 5, 'option "onStarted": must be a function'],

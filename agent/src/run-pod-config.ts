@@ -74,7 +74,7 @@ const TYPED_OPTIONS = {
 } as const satisfies Partial<Record<keyof PodConfigOptions, 'number' | 'boolean'>>;
 
 /** What the pipeline calls on a `logger` (a pino `Logger`) and on a `clock` (core's `Clock`). */
-const LOGGER_METHODS = ['child', 'trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+const LOGGER_METHODS = ['child', 'bindings', 'isLevelEnabled', 'trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 const CLOCK_METHODS = ['now', 'monotonic', 'sleep'] as const;
 
 /** An object option must have its methods: a wrong one would fail later, as a TypeError deep in the running pipeline. */
