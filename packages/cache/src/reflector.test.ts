@@ -248,6 +248,13 @@ describe(Reflector.name, () => {
       expect(r.clock.sleeps).toEqual([7000]);
       expect(r.reflector.status().lastError).toMatchObject({ code: 'PODCONFIG_API_STATUS' });
     });
+
+    it('waits no longer than the longest backoff step (60 s) for a huge Retry-After', async () => {
+      server.failNext('list', { kind: 'status', code: 429, retryAfterSeconds: 3600 });
+      const r = start();
+      await watching(1);
+      expect(r.clock.sleeps).toEqual([60_000]);
+    });
   });
 
   describe('run() watching', () => {

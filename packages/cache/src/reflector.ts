@@ -164,7 +164,7 @@ class StreamStalledError extends PodConfigError {
  *   relist; 429 likewise (honouring Retry-After). Relist (after backoff) on 410 / too-large, an undecodable
  *   stream, another API error, or after 5 consecutive failed watch attempts (an open that fails, or a stream
  *   that ends within 1 s without an event: the very short watch). A stream that ends normally re-watches at once.
- * - D12: every failure waits `backoff.next()` (at least Retry-After); success never resets the backoff
+ * - D12: every failure waits `backoff.next()` (at least Retry-After, up to 60 s); success never resets the backoff
  *   early, it goes back to 0.8 s only after 2 minutes without a failure.
  *
  * `run()` returns when `signal` aborts, closing the stream. Nothing reaches the sink before the first sync.
@@ -799,7 +799,9 @@ export class Reflector<T extends KubeObject> {
     this.#consecutiveFailures++;
     this.#noteError(err);
     let delayMs = this.#backoff.next();
-    if (isStatusError(err) && err.retryAfterSeconds !== undefined) delayMs = Math.max(delayMs, err.retryAfterSeconds * 1000);
+    if (isStatusError(err) && err.retryAfterSeconds !== undefined) {
+      delayMs = Math.max(delayMs, Math.min(err.retryAfterSeconds * 1000, MAX_RETRY_AFTER_MS));
+    }
     const fields = { err, retryInMs: Math.round(delayMs), failures: this.#consecutiveFailures, next: then.phase };
     // A watch that opens and then fails at once (very short) ends each streak after one failure: its failed
     // attempts keep the warnings throttled until a relist.
@@ -808,6 +810,13 @@ export class Reflector<T extends KubeObject> {
     return { phase: 'BackingOff', delayMs, then };
   }
 }
+
+/**
+ * The longest a server's Retry-After (a header, or `details.retryAfterSeconds` of an ERROR event) holds the
+ * reflector: the longest backoff step (30 s with its jitter). An unbounded one (`3600`, a broken proxy's) would
+ * leave the source unseen for as long.
+ */
+const MAX_RETRY_AFTER_MS = 60_000;
 
 const asError = (err: unknown): Error => (err instanceof Error ? err : new PodConfigError('PODCONFIG_WATCH_DECODE', errorMessage(err)));
 
