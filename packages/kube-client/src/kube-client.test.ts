@@ -653,6 +653,14 @@ describe(KubeClient.name, () => {
       expect(refused).toMatchObject({ code: 'PODCONFIG_REDIRECT', message: 'GET /: redirect from https: to http: refused (no downgrade)' });
       expect(plain.seen).toEqual([]);
     });
+
+    it('names the server it was redirected to when that one fails TLS, not the configured one', async () => {
+      const untrusted = await serve((_req, res) => json(res, 200, {}), { cert: otherPki.server.cert, key: otherPki.server.key });
+      const s = await redirecting(() => [302, `${untrusted.url}/elsewhere?token=x`]);
+      const err = await failure(client(config(s.url)).getJSON('/', q(), signal));
+      expect(err.code).toBe('PODCONFIG_TLS');
+      expect(err.message).toMatch(new RegExp(`^TLS with ${untrusted.url}/elsewhere\\?… failed \\(GET /\\)`));
+    });
   });
 
   describe('TLS', () => {

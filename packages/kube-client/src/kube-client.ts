@@ -254,7 +254,8 @@ export class KubeClient {
         );
       } catch (err: unknown) {
         if (signal.aborted) throw err;
-        throw transportError(err, describe, this.#server);
+        // After a redirect the failing server is the hop's (its certificate, say), not the configured one.
+        throw transportError(err, describe, redirects === 0 ? this.#server : safeUrl(target));
       }
       this.#log.trace({ method: hopMethod, path: describe.slice(method.length + 1), statusCode: res.statusCode }, 'response');
       const location = res.headers.location;
