@@ -1,4 +1,4 @@
-import { chmod, lstat, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { closeSync, constants, openSync, watch } from 'node:fs';
 import { join } from 'node:path';
@@ -61,6 +61,21 @@ describe(StateDirSyncHandler.name, () => {
       expect((await stat(dir)).mode & 0o777).toBe(0o700);
       expect((await stat(fileOf('default', 'web'))).mode & 0o777).toBe(0o600);
       expect((await stat(join(dir, 'notes.txt'))).mode & 0o777).toBe(0o644); // not a pod file: left alone
+    });
+
+    it('narrows a directory given through a symlink (the directory, not the link), and leaves a linked pod file alone', async () => {
+      const real = join(tmp.path, 'real');
+      await mkdir(real, { mode: 0o755 });
+      await chmod(real, 0o755);
+      await mkdir(join(tmp.path, 'state'));
+      await symlink(real, dir);
+      const outside = join(tmp.path, 'outside.json');
+      await writeFile(outside, '{}', { mode: 0o644 });
+      await chmod(outside, 0o644);
+      await symlink(outside, join(real, 'default_linked.json'));
+      await handler.start(signal);
+      expect((await stat(real)).mode & 0o777).toBe(0o700);
+      expect((await stat(outside)).mode & 0o777).toBe(0o644); // an entry's link is not followed
     });
 
     it('does nothing when the signal is already aborted', async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { chmod, lstat, mkdir, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import {
@@ -57,7 +57,7 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
       await mkdir(this.#dir, { recursive: true, mode: 0o700 });
       // A directory and pod files from before (0755 / 0644) are narrowed too: mkdir leaves an existing
       // directory's mode alone, and an unchanged pod is never written again.
-      await this.#ownerOnly(this.#dir, 0o700);
+      await this.#ownerOnly(this.#dir, 0o700, { followLink: true });
       for (const entry of await readdir(this.#dir)) {
         if (TEMP_FILE.test(entry)) await unlink(join(this.#dir, entry)).catch(ignoreMissing);
         else if (POD_FILE.test(entry)) await this.#ownerOnly(join(this.#dir, entry), 0o600);
@@ -175,8 +175,13 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
   }
 
   /** Sets `mode` on `path` when group or others may access it (a regular file or directory, not a link). */
-  async #ownerOnly(path: string, mode: number): Promise<void> {
-    const info = await lstat(path).catch(() => undefined);
+  /**
+   * Narrows `path` to `mode` when others may read it. An entry that is a symlink is left alone (chmod would change
+   * whatever it points to); the directory itself is followed, as a `dir` given through a link is still where
+   * the pod specs go.
+   */
+  async #ownerOnly(path: string, mode: number, o: { readonly followLink?: boolean } = {}): Promise<void> {
+    const info = await (o.followLink === true ? stat(path) : lstat(path)).catch(() => undefined);
     if (info === undefined || info.isSymbolicLink() || (info.mode & 0o077) === 0) return;
     try {
       await chmod(path, mode);
