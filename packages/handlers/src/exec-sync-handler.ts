@@ -1,11 +1,10 @@
 import type { Logger } from 'pino';
 import {
-  ANNOTATIONS, PodConfigError, podUid,
-  type KillPodRequest, type Pod, type SyncHandler, type SyncPodRequest,
+  ANNOTATIONS, PodConfigError, podUid, runCommand,
+  type CommandResult, type KillPodRequest, type Pod, type SyncHandler, type SyncPodRequest,
 } from '@podconfig/core';
 import { componentLogger } from './component-logger.js';
 import { nonEmptyString, positiveMs } from './constructor-checks.js';
-import { runCommand, type CommandResult } from './run-command.js';
 import { podDescription, podLogFields } from './pod-log-fields.js';
 
 export interface ExecSyncHandlerOptions {

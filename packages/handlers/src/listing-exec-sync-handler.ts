@@ -1,11 +1,10 @@
 import type { Logger } from 'pino';
-import { PodConfigError, type ActualPod, type PodLister } from '@podconfig/core';
+import { PodConfigError, runCommand, type ActualPod, type CommandResult, type PodLister } from '@podconfig/core';
 import { componentLogger } from './component-logger.js';
 import {
   EXEC_DEFAULT_KILL_GRACE_MS, EXEC_DEFAULT_TIMEOUT_MS, EXEC_OUTPUT_LIMIT, ExecSyncHandler, checkResult, execEnv,
   type ExecSyncHandlerOptions,
 } from './exec-sync-handler.js';
-import { runCommand, type CommandResult } from './run-command.js';
 
 export interface ListingExecSyncHandlerOptions extends ExecSyncHandlerOptions {
   /** The command that reports the pods that actually run. */

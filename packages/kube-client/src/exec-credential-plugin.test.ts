@@ -194,32 +194,52 @@ describe(ExecCredentialPlugin.name, () => {
     });
   });
 
-  describe('close()', () => {
-    it('kills a run in progress; its callers fail with PODCONFIG_AUTH_FAILED', async () => {
+  describe('close() and the timeout', () => {
+    /** A plugin that says it started (its pid in $PLUGIN_DIR/started), then never finishes on its own; `trap`: it ignores SIGTERM. */
+    async function hangingPlugin(trap: boolean): Promise<string> {
       const hanging = join(dir.path, 'hanging');
-      // Says that it started, then never finishes on its own.
-      await writeFile(hanging, '#!/bin/sh\necho $$ > "$PLUGIN_DIR/started.tmp"\nmv "$PLUGIN_DIR/started.tmp" "$PLUGIN_DIR/started"\nexec sleep 600\n');
+      await writeFile(hanging, `#!/bin/sh\n${trap ? "trap '' TERM\n" : ''}echo $$ > "$PLUGIN_DIR/started.tmp"\nmv "$PLUGIN_DIR/started.tmp" "$PLUGIN_DIR/started"\n`
+        + `${trap ? 'while :; do sleep 1; done' : 'exec sleep 600'}\n`);
       await chmod(hanging, 0o755);
+      return hanging;
+    }
+    const started = async (): Promise<number> => {
+      await expect.poll(() => readFile(join(dir.path, 'started'), 'utf8').then(() => true, () => false), { timeout: 10_000 }).toBe(true);
+      return Number(await readFile(join(dir.path, 'started'), 'utf8'));
+    };
+    const alive = (pid: number) => (): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+
+    it.each([false, true])('close() kills a run in progress (ignoring SIGTERM: %s); its callers fail with PODCONFIG_AUTH_FAILED', async (trap) => {
+      const hanging = await hangingPlugin(trap);
       const p = plugin({}, { command: hanging });
       try {
         const pending = p.get(signal);
-        while (!(await readFile(join(dir.path, 'started'), 'utf8').then(() => true, () => false))) {
-          await new Promise((resolve) => setImmediate(resolve));
-        }
+        const pid = await started();
         p.close();
         const err = await failure(pending);
         expect(err.message).toBe(`exec credential plugin ${hanging} stopped: the client was closed`);
         // The process itself is gone, not only its callers' wait.
-        const pid = Number(await readFile(join(dir.path, 'started'), 'utf8'));
-        const alive = (): boolean => {
-          try {
-            process.kill(pid, 0);
-            return true;
-          } catch {
-            return false;
-          }
-        };
-        await expect.poll(alive, { timeout: 10_000 }).toBe(false);
+        await expect.poll(alive(pid), { timeout: 10_000 }).toBe(false);
+      } finally {
+        p.close();
+      }
+    });
+
+    it('fails a run that outlasts timeoutMs as a timeout, and kills a plugin that ignores SIGTERM', async () => {
+      const hanging = await hangingPlugin(true);
+      const config: ExecPluginConfig = { command: hanging, args: [], apiVersion: V1, env: [{ name: 'PLUGIN_DIR', value: dir.path }] };
+      const p = new ExecCredentialPlugin({ config, clock: new InstantClock(), logger, timeoutMs: 300 });
+      try {
+        const err = await failure(p.get(signal));
+        expect(err.message).toBe(`exec credential plugin ${hanging} did not finish within 300 ms`);
+        expect(alive(await started())()).toBe(false); // the run ended only once the plugin was gone
       } finally {
         p.close();
       }

@@ -1,5 +1,4 @@
-import { execFile, type ExecFileException } from 'node:child_process';
-import { PodConfigError, raceSignal, type Clock } from '@podconfig/core';
+import { PodConfigError, raceSignal, runCommand, type Clock, type CommandResult } from '@podconfig/core';
 import { parseGoYaml } from '@podconfig/manifest';
 import type { Logger } from 'pino';
 import type { ExecPluginConfig } from './cluster-config.js';
@@ -24,6 +23,8 @@ export interface ExecCredentialPluginOptions {
 }
 
 const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
+/** After SIGTERM at a timeout or close(), how long the plugin's process group gets before SIGKILL. */
+const KILL_GRACE_MS = 2_000;
 /** Characters of a failed run's stderr kept in its debug log line. */
 const MAX_LOGGED_STDERR = 4096;
 
@@ -31,7 +32,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /**
  * client-go's exec authenticator (`plugin/pkg/client/auth/exec`): runs the kubeconfig's command
- * (`execFile`, no shell; stdin closed at once) with `KUBERNETES_EXEC_INFO` describing the request (non-interactive,
+ * (no shell, in its own process group; stdin closed at once) with `KUBERNETES_EXEC_INFO` describing the request (non-interactive,
  * plus the cluster when `provideClusterInfo`), decodes the `ExecCredential` it prints, and
  * caches it until `expirationTimestamp`. Concurrent callers share one run. After a 401,
  * {@link refresh} runs it again unless another caller already did.
@@ -89,21 +90,26 @@ export class ExecCredentialPlugin {
     env.KUBERNETES_EXEC_INFO = JSON.stringify(info);
     const timeoutMs = this.#o.timeoutMs ?? 60_000;
 
-    const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) => {
-      const child = execFile(
-        c.command,
-        [...c.args],
-        { env, timeout: timeoutMs, maxBuffer: MAX_OUTPUT_BYTES, signal: this.#controller.signal, encoding: 'utf8', windowsHide: true },
-        (err, out, errOut) => {
-          if (err === null) resolve({ stdout: out });
-          else reject(this.#runError(err, errOut, timeoutMs));
-        },
-      );
-      // client-go hands stdin only to an interactive plugin; podconfig never is one (no terminal),
-      // so the plugin reads EOF at once instead of waiting on a pipe nobody writes to.
-      child.stdin?.on('error', () => undefined);
-      child.stdin?.end();
-    });
+    let result: CommandResult;
+    try {
+      // Its own process group, killed whole (SIGTERM, then SIGKILL) at the timeout or close(): a plugin that
+      // ignores SIGTERM must not hold the client past either. client-go hands stdin only to an interactive plugin;
+      // podconfig never is one (no terminal), so the plugin reads EOF at once.
+      result = await runCommand({
+        command: c.command, args: c.args, env, stdin: '', timeoutMs, killGraceMs: KILL_GRACE_MS,
+        stdoutLimit: MAX_OUTPUT_BYTES, stderrLimit: MAX_OUTPUT_BYTES,
+      }, this.#controller.signal);
+    } catch (err: unknown) {
+      throw this.#runError(`${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'was not found' : 'could not be started'}`, '', { hint: true });
+    }
+    const stderr = result.stderr.toString('utf8');
+    if (result.aborted) throw this.#runError('stopped: the client was closed', stderr);
+    if (result.timedOut) throw this.#runError(`did not finish within ${timeoutMs} ms`, stderr);
+    if (result.stdoutDropped > 0) throw this.#runError(`printed more than ${MAX_OUTPUT_BYTES} bytes`, stderr);
+    if (result.exitCode !== 0) {
+      throw this.#runError(result.exitCode === null ? `failed (${result.exitSignal ?? 'error'})` : `exited with code ${result.exitCode}`, stderr);
+    }
+    const stdout = result.stdout.toString('utf8');
     const credentials = this.#decode(stdout);
     this.#cached = credentials;
     this.#o.logger.debug(
@@ -118,23 +124,11 @@ export class ExecCredentialPlugin {
     return credentials;
   }
 
-  #runError(err: ExecFileException, stderr: string, timeoutMs: number): PodConfigError {
+  /** `problem` completes "exec credential plugin <command> …"; `hint`: the kubeconfig's installHint follows. */
+  #runError(problem: string, stderr: string, o: { readonly hint?: boolean } = {}): PodConfigError {
     const c = this.#o.config;
-    // execFile's own message repeats the command line, whose arguments may be secret: build our own.
-    let problem: string;
-    if (err.code === 'ENOENT') {
-      problem = `was not found${c.installHint === undefined ? '' : `: ${c.installHint}`}`;
-    } else if (this.#controller.signal.aborted) {
-      problem = 'stopped: the client was closed';
-    } else if (err.killed === true && err.signal !== undefined && err.signal !== null) {
-      problem = `did not finish within ${timeoutMs} ms`;
-    } else if (err.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') {
-      problem = `printed more than ${MAX_OUTPUT_BYTES} bytes`;
-    } else if (typeof err.code === 'number') {
-      problem = `exited with code ${err.code}`;
-    } else {
-      problem = `failed (${err.signal ?? String(err.code ?? 'error')})`;
-    }
+    // Never the command line: its arguments may be secret.
+    if (o.hint === true && c.installHint !== undefined) problem = `${problem}: ${c.installHint}`;
     // A plugin may print a token on stderr: it never goes into the error (which reaches logs and
     // /sources), only into a debug log line of its own.
     const printed = stderr.trim();
