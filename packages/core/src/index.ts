@@ -32,6 +32,10 @@ export { raceSignal } from './race-signal.js';
 export { ConnectingSockets } from './connecting-sockets.js';
 export { safeUrl } from './safe-url.js';
 export { EnvironmentProxy } from './environment-proxy.js';
+export {
+  HttpProxyError, connectToProxy, httpProxyConnector, proxyAuthorization,
+  type ConnectCallback, type ConnectTarget, type HttpProxyConnectorOptions, type SocketConnector,
+} from './http-proxy-connector.js';
 export { runCommand, type CommandResult, type RunCommandOptions } from './run-command.js';
 export { copyWith } from './copy-with.js';
 export { deepFreeze, deepFreezeParsed } from './deep-freeze.js';

@@ -1,6 +1,6 @@
-import { ConnectingSockets } from '@podconfig/core';
+import { ConnectingSockets, httpProxyConnector } from '@podconfig/core';
 import type { Logger } from 'pino';
-import { Agent, ProxyAgent, buildConnector, type Dispatcher } from 'undici';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { ClusterConfig } from './cluster-config.js';
 import type { TlsIdentity } from './authenticator.js';
 import { socks5Connector } from './socks5-connector.js';
@@ -12,8 +12,8 @@ export interface ConnectionPoolOptions {
 }
 
 /**
- * One keep-alive pool per cluster (an undici `Agent`, a `ProxyAgent` for an http(s) `proxy-url`, an
- * `Agent` with {@link socks5Connector} for a socks5 one) with
+ * One keep-alive pool per cluster (an undici `Agent`; for an http(s) `proxy-url` with core's `httpProxyConnector`,
+ * for a socks5 one with {@link socks5Connector}) with
  * the cluster's TLS settings: its CA only (not the system roots) when it has one,
  * `tls-server-name` as SNI and for the hostname check, no verification at all only for
  * `insecure-skip-tls-verify`. undici takes client certificates per pool, so a new certificate
@@ -69,7 +69,10 @@ export class ConnectionPool {
     };
     // undici's SOCKS5 agent sends an IP address as SNI (RFC 6066 forbids it): ours sends host names only.
     if (proxyUrl?.protocol === 'socks5:') return new Agent({ connect: socks5Connector(proxyUrl, options) });
-    if (proxyUrl !== undefined) return new ProxyAgent({ uri: proxyUrl.href, requestTls: options });
+    // Our CONNECT, not undici's ProxyAgent: one deadline for the proxy and TLS handshakes (its CONNECT waited up to
+    // 300 s on a proxy that never answers), Proxy-Authorization for a user alone too, and a pending connect that
+    // close() ends.
+    if (proxyUrl !== undefined) return new Agent({ connect: this.#connecting.wrap(httpProxyConnector(proxyUrl, { tls: options })) });
     const connector = this.#connecting.wrap(buildConnector(options));
     const serverName = tls.serverName;
     if (serverName === undefined) return new Agent({ connect: connector });

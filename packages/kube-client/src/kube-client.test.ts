@@ -710,22 +710,28 @@ describe(KubeClient.name, () => {
       expect(err.message).toContain('ERR_TLS_CERT_ALTNAME_INVALID');
     });
 
-    it('tunnels through proxy-url (HTTP CONNECT, with its credentials) and still verifies the server', async () => {
-      const s = await serve(hello, { cert: pki.server.cert, key: pki.server.key });
+    /** An HTTP CONNECT proxy on 127.0.0.1 that logs each tunnel's target and Proxy-Authorization; `status` other than 200 refuses. */
+    async function connectProxy(status = 200): Promise<{ port: number; connects: { target: string | undefined; auth: string | undefined }[] }> {
       const connects: { target: string | undefined; auth: string | undefined }[] = [];
       const sockets = new Set<Socket>();
       const proxy = createHttpServer();
       proxy.on('connect', (req: IncomingMessage, downstream: Socket, head: Buffer) => {
         connects.push({ target: req.url, auth: req.headers['proxy-authorization'] });
+        sockets.add(downstream);
+        downstream.on('error', () => undefined);
+        if (status !== 200) {
+          downstream.end(`HTTP/1.1 ${status} Proxy Authentication Required\r\nContent-Length: 0\r\n\r\n`);
+          return;
+        }
         const [host, port] = (req.url ?? '').split(':');
         const upstream = connect(Number(port), host, () => {
           downstream.write('HTTP/1.1 200 Connection Established\r\n\r\n');
           upstream.write(head);
           upstream.pipe(downstream).pipe(upstream);
         });
+        sockets.add(upstream);
+        upstream.on('error', () => undefined);
         for (const socket of [upstream, downstream]) {
-          sockets.add(socket);
-          socket.on('error', () => undefined);
           socket.on('close', () => {
             upstream.destroy();
             downstream.destroy();
@@ -738,14 +744,56 @@ describe(KubeClient.name, () => {
         for (const socket of sockets) socket.destroy();
         await new Promise((resolve) => proxy.close(resolve));
       });
-      const proxyUrl = new URL(`http://proxy-user:proxy-pw@127.0.0.1:${(proxy.address() as AddressInfo).port}`);
+      return { port: (proxy.address() as AddressInfo).port, connects };
+    }
+
+    it('tunnels through proxy-url (HTTP CONNECT, with its credentials) and still verifies the server', async () => {
+      const s = await serve(hello, { cert: pki.server.cert, key: pki.server.key });
+      const proxy = await connectProxy();
+      const proxyUrl = new URL(`http://proxy-user:proxy-pw@127.0.0.1:${proxy.port}`);
       const tls = { ca: pki.ca.cert, insecureSkipVerify: false, serverName: 'kube.internal' };
       const c = client(clusterConfig(s.url, { tls, proxyUrl }));
       expect(await c.getJSON('/', q(), signal)).toMatchObject({ servername: 'kube.internal' });
-      expect(connects).toEqual([{ target: new URL(s.url).host, auth: `Basic ${Buffer.from('proxy-user:proxy-pw').toString('base64')}` }]);
+      expect(proxy.connects).toEqual([{ target: new URL(s.url).host, auth: `Basic ${Buffer.from('proxy-user:proxy-pw').toString('base64')}` }]);
       const untrusted = client(clusterConfig(s.url, { tls: { ca: otherPki.ca.cert, insecureSkipVerify: false }, proxyUrl }));
       expect((await failure(untrusted.getJSON('/', q(), signal))).code).toBe('PODCONFIG_TLS');
     });
+
+    it('sends a proxy user without a password as Go does, and ignores a path in the proxy URL', async () => {
+      const s = await serve(hello, { cert: pki.server.cert, key: pki.server.key });
+      const proxy = await connectProxy();
+      const proxyUrl = new URL(`http://only-user@127.0.0.1:${proxy.port}/corp-proxy?x=1`);
+      const c = client(clusterConfig(s.url, { tls: { ca: pki.ca.cert, insecureSkipVerify: false }, proxyUrl }));
+      expect(await c.getJSON('/', q(), signal)).toMatchObject({ servername: false });
+      expect(proxy.connects).toEqual([{ target: new URL(s.url).host, auth: `Basic ${Buffer.from('only-user:').toString('base64')}` }]);
+    });
+
+    it('fails naming the proxy and its answer when it refuses the tunnel, never its credentials', async () => {
+      const proxy = await connectProxy(407);
+      const proxyUrl = new URL(`http://user:proxy-secret@127.0.0.1:${proxy.port}`);
+      const err = await failure(client(clusterConfig('https://kube.example:6443', { proxyUrl })).getJSON('/api', q(), signal));
+      expect(err.code).toBe('PODCONFIG_SOURCE_UNAVAILABLE');
+      expect(err.message).toContain(`proxy 127.0.0.1:${proxy.port}: CONNECT kube.example:6443 answered 407 Proxy Authentication Required`);
+      expect(err.message).not.toContain('proxy-secret');
+    });
+
+    it('gives a proxy that never answers CONNECT 10 s, and close() ends a pending tunnel at once', async () => {
+      const blackhole = await BlackholeServer.listen();
+      cleanups.push(() => blackhole.close());
+      const proxyUrl = new URL(blackhole.url.replace('https:', 'http:'));
+      const err = await failure(client(clusterConfig('https://kube.example:6443', { proxyUrl })).getJSON('/api', q(), signal));
+      expect(err.message).toContain('no tunnel to kube.example:6443 within 10000 ms');
+
+      const c = client(clusterConfig('https://kube.example:6443', { proxyUrl }));
+      const controller = new AbortController();
+      const accepted = blackhole.nextConnection();
+      const pending = c.getJSON('/api', q(), controller.signal);
+      await accepted;
+      controller.abort(new Error('shutdown'));
+      await expect(pending).rejects.toThrow('shutdown');
+      await c.close();
+      await blackhole.allClosed(); // the tunnel's socket is closed, not left to the 10 s deadline
+    }, 20_000);
 
     it('gives the TLS handshake over a socks5 tunnel its time on the monotonic clock, whatever the wall clock does', async () => {
       const s = await serve(hello, { cert: pki.server.cert, key: pki.server.key });
