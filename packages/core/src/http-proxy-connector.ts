@@ -62,7 +62,6 @@ export function httpProxyConnector(proxy: URL, options: HttpProxyConnectorOption
     const authority = `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
     const raw = connectToProxy(proxy);
     let done = false;
-    let timer: NodeJS.Timeout | undefined;
     const finish = (...args: [null, Socket] | [Error, null]): void => {
       if (done) return;
       done = true;
@@ -74,7 +73,7 @@ export function httpProxyConnector(proxy: URL, options: HttpProxyConnectorOption
       raw.destroy();
       finish(err, null);
     };
-    timer = setTimeout(() => fail(failure(`no tunnel to ${authority} within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(() => fail(failure(`no tunnel to ${authority} within ${timeoutMs} ms`)), timeoutMs);
     raw.once('error', (err: Error) => fail(err));
     raw.once(proxy.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
       raw.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n${authorization === undefined ? '' : `Proxy-Authorization: ${authorization}\r\n`}\r\n`);
