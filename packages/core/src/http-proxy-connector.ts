@@ -17,7 +17,10 @@ export type ConnectCallback = (...args: [null, Socket] | [Error, null]) => void;
 export type SocketConnector = (target: ConnectTarget, callback: ConnectCallback) => Socket;
 
 export interface HttpProxyConnectorOptions {
-  /** TLS towards an `https:` origin through the tunnel: CA, client certificate, `servername` (SNI and the name checked). */
+  /**
+   * TLS towards an `https:` origin through the tunnel: CA, client certificate, `servername` (SNI and the name
+   * checked); towards an `https:` proxy as well (with the proxy's name), as Go's transport does.
+   */
   readonly tls?: ConnectionOptions;
   /** Reaching the proxy, the CONNECT exchange and the origin's TLS handshake together. Default 10 s (undici's connect timeout). */
   readonly timeoutMs?: number;
@@ -33,15 +36,44 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_HEAD = 64 * 1024;
 
 /**
- * The socket to an http or https proxy itself: TCP, or TLS verified against the system roots with the
- * proxy's host name as SNI (none for an IP address, RFC 6066).
+ * The socket to an http or https proxy itself: TCP, or TLS with the client's own TLS settings (`tls`: its CA, its
+ * client certificate), as Go's transport speaks TLS to an https proxy, the name checked and sent as SNI being the
+ * proxy's (none for an IP address, RFC 6066).
  */
-export function connectToProxy(proxy: URL): Socket {
+function connectToProxy(proxy: URL, tls: ConnectionOptions = {}): Socket {
   const host = bare(proxy.hostname);
   if (proxy.protocol === 'https:') {
-    return tlsConnect({ host, port: Number(proxy.port) || 443, ...(isIP(host) === 0 ? { servername: host } : {}), ALPNProtocols: ['http/1.1'] });
+    const options: ConnectionOptions = { ...tls, host, port: Number(proxy.port) || 443, ALPNProtocols: ['http/1.1'] };
+    if (isIP(host) === 0) options.servername = host;
+    else delete options.servername;
+    return tlsConnect(options);
   }
   return netConnect({ host, port: Number(proxy.port) || 80 });
+}
+
+/**
+ * A connector that opens every connection to the proxy itself, whatever origin it is asked for: for requests
+ * sent to an http or https proxy in absolute form (`GET http://host/path`), as Go sends plain-http requests
+ * through a proxy. Reaching the proxy (and its TLS handshake) has `timeoutMs` (default 10 s).
+ */
+export function proxySocketConnector(proxy: URL, options: HttpProxyConnectorOptions = {}): SocketConnector {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  return (_target, callback) => {
+    const socket = connectToProxy(proxy, options.tls);
+    const timer = setTimeout(() => socket.destroy(new HttpProxyError(`proxy ${proxy.host}: not reached within ${timeoutMs} ms`)), timeoutMs);
+    const onError = (err: Error): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      callback(err, null);
+    };
+    socket.once('error', onError);
+    socket.once(proxy.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
+      clearTimeout(timer);
+      socket.off('error', onError);
+      callback(null, socket);
+    });
+    return socket;
+  };
 }
 
 /**
@@ -53,14 +85,14 @@ export function connectToProxy(proxy: URL): Socket {
  * socket to the proxy: destroying it (core's `ConnectingSockets`) fails the connect at once.
  */
 export function httpProxyConnector(proxy: URL, options: HttpProxyConnectorOptions = {}): SocketConnector {
-  const authorization = proxyAuthorization(proxy);
+  const authorization = basicAuthFromUserinfo(proxy);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const failure = (reason: string): HttpProxyError => new HttpProxyError(`proxy ${proxy.host}: ${reason}`);
   return (target, callback) => {
     const host = bare(target.hostname);
     const port = target.port !== '' ? target.port : target.protocol === 'https:' ? '443' : '80';
     const authority = `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
-    const raw = connectToProxy(proxy);
+    const raw = connectToProxy(proxy, options.tls);
     let done = false;
     const finish = (...args: [null, Socket] | [Error, null]): void => {
       if (done) return;
@@ -122,10 +154,13 @@ function secure(raw: Socket, host: string, tls: ConnectionOptions, fail: (err: E
   });
 }
 
-/** `Basic base64(user:password)` when the proxy URL has userinfo (a user alone too, as Go sends it). */
-export function proxyAuthorization(proxy: URL): string | undefined {
-  if (proxy.username === '' && proxy.password === '') return undefined;
-  const credentials = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
+/**
+ * `Basic base64(user:password)` of a URL's userinfo (percent-decoded, UTF-8; a user alone too), as Go sends a
+ * URL's or a proxy URL's credentials; `undefined` without userinfo. Throws `URIError` for a malformed escape.
+ */
+export function basicAuthFromUserinfo(url: URL): string | undefined {
+  if (url.username === '' && url.password === '') return undefined;
+  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
   return `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
 }
 

@@ -33,7 +33,7 @@ export { ConnectingSockets } from './connecting-sockets.js';
 export { safeUrl } from './safe-url.js';
 export { EnvironmentProxy } from './environment-proxy.js';
 export {
-  HttpProxyError, connectToProxy, httpProxyConnector, proxyAuthorization,
+  HttpProxyError, basicAuthFromUserinfo, httpProxyConnector, proxySocketConnector,
   type ConnectCallback, type ConnectTarget, type HttpProxyConnectorOptions, type SocketConnector,
 } from './http-proxy-connector.js';
 export { runCommand, type CommandResult, type RunCommandOptions } from './run-command.js';

@@ -104,16 +104,6 @@ export function stripCredentials(url: URL): URL {
   return out;
 }
 
-/**
- * The `Authorization: Basic …` value for the URL's userinfo, as Go's client sends it, or `undefined`
- * without userinfo. Throws `URIError` for a malformed percent escape (callers reject the config).
- */
-export function basicAuthFromUrl(url: URL): string | undefined {
-  if (url.username === '' && url.password === '') return undefined;
-  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-  return `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
-}
-
 function requestHeaders(req: ManifestRequest): (readonly [string, string])[] {
   const headers = [...req.headers];
   const has = (name: string): boolean => headers.some(([n]) => n.toLowerCase() === name);

@@ -1037,18 +1037,20 @@ describe(HttpPodSource.name, () => {
      * An HTTP proxy on 127.0.0.1 that sends every request, whatever host it names, to `port` on 127.0.0.1:
      * absolute-form GETs forwarded, CONNECT tunnelled. The names it is asked for resolve nowhere else.
      */
-    async function proxyTo(port: number, userinfo = ''): Promise<Proxied> {
+    async function proxyTo(port: number, userinfo = '', tls?: HttpsServerOptions): Promise<Proxied> {
       const seen: Proxied['seen'] = [];
-      const proxy = createHttpServer((req, res) => {
+      const forward = (req: IncomingMessage, res: ServerResponse): void => {
         seen.push({ line: `${req.method} ${req.url}`, auth: req.headers['proxy-authorization'] });
         const target = new URL(req.url ?? '/');
-        const upstream = httpRequest({ host: '127.0.0.1', port, path: target.pathname + target.search, headers: req.headers }, (up) => {
+        // The raw header list, so that a repeated name reaches the server as the client sent it.
+        const upstream = httpRequest({ host: '127.0.0.1', port, path: target.pathname + target.search, headers: req.rawHeaders }, (up) => {
           res.writeHead(up.statusCode ?? 502, up.headers);
           up.pipe(res);
         });
         upstream.on('error', () => res.destroy());
         req.pipe(upstream);
-      });
+      };
+      const proxy = tls === undefined ? createHttpServer(forward) : createHttpsServer(tls, forward);
       proxy.on('connect', (req: IncomingMessage, downstream: Socket, head: Buffer) => {
         seen.push({ line: `CONNECT ${req.url}`, auth: req.headers['proxy-authorization'] });
         const upstream = netConnect(port, '127.0.0.1', () => {
@@ -1064,7 +1066,7 @@ describe(HttpPodSource.name, () => {
         proxy.closeAllConnections();
         await new Promise((resolve) => proxy.close(resolve));
       });
-      return { url: `http://${userinfo}127.0.0.1:${proxyPort}`, seen };
+      return { url: `${tls === undefined ? 'http' : 'https'}://${userinfo}127.0.0.1:${proxyPort}`, seen };
     }
 
     it('sends an http manifest URL through HTTP_PROXY in absolute form, with the proxy\'s credentials', async () => {
@@ -1094,6 +1096,55 @@ describe(HttpPodSource.name, () => {
       expect(grace!.pods.size).toBe(0);
       expect(untrusting.status().lastError).toMatchObject({ code: 'PODCONFIG_TLS', message: expect.stringContaining('https://manifests.test/pods') });
       expect(proxy.seen).toHaveLength(3);
+    });
+
+    it('keeps every value of a repeated header through the proxy, in absolute form and through the tunnel', async () => {
+      const headers: [string, string][] = [['X-Tag', 'one'], ['X-Tag', 'two']];
+      const plain = await serve([ok(A)]);
+      const viaPlain = await proxyTo(plain.port);
+      await first(makeSource('http://manifests.test/pods', { headers, env: { HTTP_PROXY: viaPlain.url } }).source, 1);
+      const named = await createTestPki({ hosts: ['manifests.test'] });
+      const secure = await serve([ok(A)], { cert: named.server.cert, key: named.server.key });
+      const viaTunnel = await proxyTo(secure.port);
+      await first(makeSource('https://manifests.test/pods', { headers, ca: named.ca.cert, env: { HTTPS_PROXY: viaTunnel.url } }).source, 1);
+      for (const server of [plain, secure]) {
+        expect(server.requests[0]!.headers.filter(([name]) => name === 'x-tag')).toEqual([['x-tag', 'one'], ['x-tag', 'two']]);
+      }
+    });
+
+    it('sends an http URL to an https proxy in absolute form over TLS (no CONNECT), verifying the proxy with the CA', async () => {
+      const server = await serve([ok(A)]);
+      const proxy = await proxyTo(server.port, '', { cert: pki.server.cert, key: pki.server.key });
+      const { source } = makeSource('http://manifests.test/pods', { ca: pki.ca.cert, env: { HTTP_PROXY: proxy.url } });
+      expect(names((await first(source, 1))[0]!)).toEqual(['a-node-a']);
+      expect(proxy.seen).toEqual([{ line: 'GET http://manifests.test/pods', auth: undefined }]);
+    });
+
+    it('ignores a path in the proxy URL, and lets a configured Proxy-Authorization header go to the proxy', async () => {
+      const server = await serve([ok(A)]);
+      const proxy = await proxyTo(server.port);
+      const { source } = makeSource('http://manifests.test/pods', {
+        headers: [['Proxy-Authorization', 'Bearer configured']], env: { HTTP_PROXY: `${proxy.url}/corp-proxy?x=1` },
+      });
+      expect(names((await first(source, 1))[0]!)).toEqual(['a-node-a']);
+      expect(proxy.seen).toEqual([{ line: 'GET http://manifests.test/pods', auth: 'Bearer configured' }]);
+    });
+
+    it('ends a connect to a proxy that never answers when the run ends', async () => {
+      const blackhole = await BlackholeServer.listen();
+      cleanups.push(() => blackhole.close());
+      const proxyUrl = blackhole.url.replace('https:', 'http:');
+      for (const url of ['http://manifests.test/pods', 'https://manifests.test/pods']) {
+        const { source } = makeSource(url, { timeoutMs: 3_600_000, env: { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl } });
+        const controller = new AbortController();
+        const accepted = blackhole.nextConnection();
+        const run = source.updates(controller.signal);
+        const next = run.next();
+        await accepted;
+        controller.abort();
+        await expect(next).resolves.toEqual({ done: true, value: undefined });
+        await blackhole.allClosed();
+      }
     });
 
     it('goes direct to loopback addresses whatever HTTP_PROXY says (NO_PROXY: see core\'s EnvironmentProxy)', async () => {

@@ -3,6 +3,9 @@ import {
   ConfigInvalidError,
   ConnectingSockets,
   EnvironmentProxy,
+  httpProxyConnector,
+  basicAuthFromUserinfo,
+  proxySocketConnector,
   HTTP_SOURCE,
   PodConfigError,
   PodSnapshot,
@@ -20,8 +23,8 @@ import {
 } from '@podconfig/core';
 import { MAX_MANIFEST_BYTES, decodeHttpPods, parseManifestOffThread, type ParsedManifest } from '@podconfig/manifest';
 import type { Logger } from 'pino';
-import { Agent, ProxyAgent, buildConnector, type Dispatcher } from 'undici';
-import { basicAuthFromUrl, fetchManifest, stripCredentials, type ManifestResponse } from './fetch-manifest.js';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { fetchManifest, stripCredentials, type ManifestResponse } from './fetch-manifest.js';
 import { checkHeader, headerWireValue } from './parse-manifest-url-headers.js';
 
 /**
@@ -91,6 +94,8 @@ interface PollOutcome {
 type ApplyReason = 'body' | 'empty body' | 'not found' | 'grace period';
 
 const EMPTY = 'empty';
+/** Reaching a proxy and, through its tunnel, the origin's TLS handshake: undici's own connect timeout. */
+const CONNECT_TIMEOUT_MS = 10_000;
 const JITTER = 0.5;
 /**
  * Every this many polls one is sent without validators (D7), the first poll of a run included: a
@@ -172,7 +177,7 @@ export class HttpPodSource implements PodSource, StatusReporter {
     });
     let basicAuth: string | undefined;
     try {
-      basicAuth = basicAuthFromUrl(url);
+      basicAuth = basicAuthFromUserinfo(url);
     } catch (err: unknown) {
       // Never quote the userinfo: it holds the password.
       throw new ConfigInvalidError('manifest URL: the userinfo (user:password@) has a malformed percent escape or is not UTF-8', { cause: err });
@@ -294,13 +299,9 @@ export class HttpPodSource implements PodSource, StatusReporter {
   }
 
   /**
-   * One GET and its meaning (spec §3 as amended by D7/D9). Throws on anything but a usable answer.
-   * `conditional: false` sends no validators (the first poll of a run, and every
-   * {@link UNCONDITIONAL_POLL_EVERY}th).
-   */
-  /**
-   * The injected dispatcher, or one of the run's own: the direct `Agent`, or a `ProxyAgent` per proxy and scheme
-   * (CONNECT for https; for http, as Go's transport does, the request in absolute form to an http proxy).
+   * The injected dispatcher, or one of the run's own `Agent`s: direct, or one per proxy and scheme, as Go's transport
+   * goes through a proxy: an https URL through a CONNECT tunnel (core's `httpProxyConnector`), an http URL sent to the
+   * proxy in absolute form. Every connect, to a proxy too, is tracked, so the end of the run ends it.
    */
   #dispatcherFor(url: URL, owned: Map<string, Dispatcher>, connecting: ConnectingSockets): Dispatcher {
     if (this.#dispatcher !== undefined) return this.#dispatcher;
@@ -310,14 +311,25 @@ export class HttpPodSource implements PodSource, StatusReporter {
     let dispatcher = owned.get(key);
     if (dispatcher === undefined) {
       const timeouts = { headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs };
-      dispatcher = proxy === undefined
-        ? new Agent({ connect: connecting.wrap(buildConnector(this.#tls)), ...timeouts })
-        : new ProxyAgent({ ...proxyAgentTarget(proxy.url), requestTls: this.#tls, proxyTunnel: url.protocol === 'https:', ...timeouts });
+      if (proxy === undefined) {
+        dispatcher = new Agent({ connect: connecting.wrap(buildConnector(this.#tls)), ...timeouts });
+      } else if (url.protocol === 'https:') {
+        const connect = httpProxyConnector(proxy.url, { tls: this.#tls, timeoutMs: Math.min(this.#timeoutMs, CONNECT_TIMEOUT_MS) });
+        dispatcher = new Agent({ connect: connecting.wrap(connect), ...timeouts });
+      } else {
+        const connect = proxySocketConnector(proxy.url, { tls: this.#tls, timeoutMs: Math.min(this.#timeoutMs, CONNECT_TIMEOUT_MS) });
+        dispatcher = new Agent({ connect: connecting.wrap(connect), ...timeouts }).compose(absoluteForm(basicAuthFromUserinfo(proxy.url)));
+      }
       owned.set(key, dispatcher);
     }
     return dispatcher;
   }
 
+  /**
+   * One GET and its meaning (spec §3 as amended by D7/D9). Throws on anything but a usable answer.
+   * `conditional: false` sends no validators (the first poll of a run, and every
+   * {@link UNCONDITIONAL_POLL_EVERY}th).
+   */
   async #poll(dispatcher: (url: URL) => Dispatcher, conditional: boolean, signal: AbortSignal): Promise<PollOutcome> {
     const applied = this.#applied;
     const etag = conditional ? applied?.etag : undefined;
@@ -467,12 +479,17 @@ function checkManifestProxy(proxy: { readonly url: URL; readonly variable: strin
 }
 
 /**
- * The proxy without its userinfo, and the userinfo as `Proxy-Authorization: Basic`, as Go sends it (undici sends
- * it only when both a user and a password are set).
+ * A plain-http request through a proxy, as Go sends it: the absolute URL as the request target, `Host` the
+ * origin's (undici's, from the request's origin), and the proxy URL's userinfo as `Proxy-Authorization` unless a
+ * configured header sets it. The headers stay the flat list they were, so a repeated name keeps every value.
  */
-function proxyAgentTarget(proxy: URL): { readonly uri: string; readonly token?: string } {
-  const token = basicAuthFromUrl(proxy);
-  return { uri: stripCredentials(proxy).href, ...(token === undefined ? {} : { token }) };
+function absoluteForm(authorization: string | undefined): Dispatcher.DispatcherComposeInterceptor {
+  return (dispatch) => (opts, handler) => {
+    const headers = Array.isArray(opts.headers) ? [...(opts.headers)] : [];
+    const configured = headers.some((value, i) => i % 2 === 0 && value.toLowerCase() === 'proxy-authorization');
+    if (authorization !== undefined && !configured) headers.push('proxy-authorization', authorization);
+    return dispatch({ ...opts, path: new URL(opts.path, opts.origin).href, headers }, handler);
+  };
 }
 
 function positive(name: string, value: number): number {
