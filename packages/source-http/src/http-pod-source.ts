@@ -472,6 +472,16 @@ export class HttpPodSource implements PodSource, StatusReporter {
 }
 
 /** undici's socks5 agent sends an IP address as SNI and is not what the apiserver client uses: not for the manifest URL. */
+/** fetchManifest sends a flat list; any other shape undici takes is flattened the same way, so nothing is dropped. */
+function flatHeaders(headers: Dispatcher.DispatchOptions['headers']): string[] {
+  if (headers === null || headers === undefined) return [];
+  if (Array.isArray(headers)) return [...(headers)];
+  const pairs: [string, unknown][] = Symbol.iterator in headers
+    ? [...(headers as Iterable<[string, string | string[] | undefined]>)]
+    : Object.entries(headers);
+  return pairs.flatMap(([name, value]) => (value === undefined ? [] : (Array.isArray(value) ? value : [value]).flatMap((v) => [name, String(v)])));
+}
+
 function checkManifestProxy(proxy: { readonly url: URL; readonly variable: string } | undefined): void {
   if (proxy?.url.protocol === 'socks5:') {
     throw new ConfigInvalidError(`${proxy.variable}: a socks5 proxy is not supported for the manifest URL (an http or https proxy is; the apiserver client takes socks5)`);
@@ -485,7 +495,7 @@ function checkManifestProxy(proxy: { readonly url: URL; readonly variable: strin
  */
 function absoluteForm(authorization: string | undefined): Dispatcher.DispatcherComposeInterceptor {
   return (dispatch) => (opts, handler) => {
-    const headers = Array.isArray(opts.headers) ? [...(opts.headers)] : [];
+    const headers = flatHeaders(opts.headers);
     const configured = headers.some((value, i) => i % 2 === 0 && value.toLowerCase() === 'proxy-authorization');
     if (authorization !== undefined && !configured) headers.push('proxy-authorization', authorization);
     return dispatch({ ...opts, path: new URL(opts.path, opts.origin).href, headers }, handler);
