@@ -471,17 +471,17 @@ export class HttpPodSource implements PodSource, StatusReporter {
   }
 }
 
-/** undici's socks5 agent sends an IP address as SNI and is not what the apiserver client uses: not for the manifest URL. */
 /** fetchManifest sends a flat list; any other shape undici takes is flattened the same way, so nothing is dropped. */
 function flatHeaders(headers: Dispatcher.DispatchOptions['headers']): string[] {
   if (headers === null || headers === undefined) return [];
-  if (Array.isArray(headers)) return [...(headers)];
+  if (Array.isArray(headers)) return [...headers];
   const pairs: [string, unknown][] = Symbol.iterator in headers
     ? [...(headers as Iterable<[string, string | string[] | undefined]>)]
     : Object.entries(headers);
   return pairs.flatMap(([name, value]) => (value === undefined ? [] : (Array.isArray(value) ? value : [value]).flatMap((v) => [name, String(v)])));
 }
 
+/** undici's socks5 agent sends an IP address as SNI and is not what the apiserver client uses: not for the manifest URL. */
 function checkManifestProxy(proxy: { readonly url: URL; readonly variable: string } | undefined): void {
   if (proxy?.url.protocol === 'socks5:') {
     throw new ConfigInvalidError(`${proxy.variable}: a socks5 proxy is not supported for the manifest URL (an http or https proxy is; the apiserver client takes socks5)`);
