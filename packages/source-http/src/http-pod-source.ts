@@ -481,7 +481,7 @@ function flatHeaders(headers: Dispatcher.DispatchOptions['headers']): string[] {
   return pairs.flatMap(([name, value]) => (value === undefined ? [] : (Array.isArray(value) ? value : [value]).flatMap((v) => [name, String(v)])));
 }
 
-/** undici's socks5 agent sends an IP address as SNI and is not what the apiserver client uses: not for the manifest URL. */
+/** The socks5 connector (and its `socks` dependency) is kube-client's: the manifest URL takes http and https proxies only. */
 function checkManifestProxy(proxy: { readonly url: URL; readonly variable: string } | undefined): void {
   if (proxy?.url.protocol === 'socks5:') {
     throw new ConfigInvalidError(`${proxy.variable}: a socks5 proxy is not supported for the manifest URL (an http or https proxy is; the apiserver client takes socks5)`);
