@@ -106,7 +106,8 @@ export function httpProxyConnector(proxy: URL, options: HttpProxyConnectorOption
       finish(err, null);
     };
     const timer = setTimeout(() => fail(failure(`no tunnel to ${authority} within ${timeoutMs} ms`)), timeoutMs);
-    raw.once('error', (err: Error) => fail(err));
+    // `on`, not `once`: a socket may report a second error while being torn down, and an unheard one would throw.
+    raw.on('error', (err: Error) => fail(err));
     raw.once(proxy.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
       raw.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n${authorization === undefined ? '' : `Proxy-Authorization: ${authorization}\r\n`}\r\n`);
     });
