@@ -69,12 +69,11 @@ const duration = (opts: { positive?: boolean; zeroIsDefault?: number } = {}) => 
 };
 const number = (opts: { integer?: boolean; zeroIs?: number }) => (raw: unknown, what: string): number => {
   const n = typeof raw === 'number' ? raw : Number(str(raw, what).trim());
-  const kind = opts.integer === true ? 'integer' : 'number';
-  if (!Number.isFinite(n) || (opts.integer === true && !Number.isInteger(n))) {
-    throw new ConfigInvalidError(`${what}: must be a ${opts.zeroIs === undefined ? 'positive' : 'non-negative'} ${kind}, got ${JSON.stringify(raw)}`);
-  }
   if (n === 0 && opts.zeroIs !== undefined) return opts.zeroIs;
-  if (n <= 0) throw new ConfigInvalidError(`${what}: must be a ${opts.zeroIs === undefined ? 'positive' : 'non-negative'} ${kind}, got ${JSON.stringify(raw)}`);
+  if (!Number.isFinite(n) || n <= 0 || (opts.integer === true && !Number.isInteger(n))) {
+    const kind = `${opts.zeroIs === undefined ? 'positive' : 'non-negative'} ${opts.integer === true ? 'integer' : 'number'}`;
+    throw new ConfigInvalidError(`${what}: must be a ${kind}, got ${JSON.stringify(raw)}`);
+  }
   return n;
 };
 /**
