@@ -43,6 +43,7 @@ describe('resolveConfig()', () => {
     expect([f.kubeApiQps, f.kubeApiBurst]).toEqual([5, 10]);
     expect(invalid(() => resolveConfig({}, { kubeAPIBurst: -1 }))).toBe('config field "kubeAPIBurst": must be a non-negative integer, got -1');
     expect(invalid(() => resolveConfig({ 'handler-concurrency': '0' }, {}))).toBe('--handler-concurrency: must be a positive integer, got "0"');
+    expect(invalid(() => resolveConfig({ 'kube-api-qps': ' ' }, {}))).toBe('--kube-api-qps: must be a non-negative number, got " "');
   });
 
   it('reads keepManagedFields from --keep-managed-fields (true/false) and the config field (a YAML bool)', () => {

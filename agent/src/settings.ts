@@ -68,7 +68,8 @@ const duration = (opts: { positive?: boolean; zeroIsDefault?: number } = {}) => 
   return ms;
 };
 const number = (opts: { integer?: boolean; zeroIs?: number }) => (raw: unknown, what: string): number => {
-  const n = typeof raw === 'number' ? raw : Number(str(raw, what).trim());
+  const text = typeof raw === 'number' ? undefined : str(raw, what).trim();
+  const n = text === undefined ? (raw as number) : text === '' ? Number.NaN : Number(text);
   if (n === 0 && opts.zeroIs !== undefined) return opts.zeroIs;
   if (!Number.isFinite(n) || n <= 0 || (opts.integer === true && !Number.isInteger(n))) {
     const kind = `${opts.zeroIs === undefined ? 'positive' : 'non-negative'} ${opts.integer === true ? 'integer' : 'number'}`;
