@@ -111,24 +111,29 @@ export function httpProxyConnector(proxy: URL, options: HttpProxyConnectorOption
     raw.once(proxy.protocol === 'https:' ? 'secureConnect' : 'connect', () => {
       raw.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n${authorization === undefined ? '' : `Proxy-Authorization: ${authorization}\r\n`}\r\n`);
     });
+    // A proxy that hangs up before its answer is a failure now, not at the deadline (Go: "proxyconnect tcp: EOF").
+    raw.once('close', () => fail(failure(`closed the connection before answering CONNECT ${authority}`)));
     let head = Buffer.alloc(0);
     const onData = (chunk: Buffer): void => {
       head = Buffer.concat([head, chunk]);
-      const end = head.indexOf('\r\n\r\n');
-      if (end < 0) {
+      // The blank line after the headers; lines may end in LF alone, as Go's reader takes them.
+      const blank = /\r?\n\r?\n/.exec(head.toString('latin1'));
+      if (blank === null) {
         if (head.length > MAX_RESPONSE_HEAD) fail(failure(`its answer to CONNECT ${authority} has headers over ${MAX_RESPONSE_HEAD} bytes`));
         return;
       }
       raw.off('data', onData);
-      const status = /^HTTP\/1\.[01] (\d{3})([^\r\n]*)/.exec(head.subarray(0, end).toString('latin1'));
+      const end = blank.index;
+      const status = /^HTTP\/1\.[01] (\d{3})(?: ([^\r\n]*))?\r?(?:\n|$)/.exec(head.subarray(0, end + 1).toString('latin1'));
       if (status === null) return fail(failure(`its answer to CONNECT ${authority} is not HTTP`));
       if (status[1] !== '200') {
-        return fail(failure(`CONNECT ${authority} answered ${status[1] ?? ''}${(status[2] ?? '').replace(/[^\x20-\x7e]/g, '').slice(0, 100)}`));
+        const reason = (status[2] ?? '').replace(/[^\x20-\x7e]/g, '').slice(0, 100);
+        return fail(failure(`CONNECT ${authority} answered ${status[1] ?? ''}${reason === '' ? '' : ` ${reason}`}`));
       }
       if (target.protocol === 'https:') return secure(raw, host, options.tls ?? {}, fail, (socket) => finish(null, socket));
       // Paused, with what came after the headers put back, until the HTTP client reads (undici: on 'readable').
       raw.pause();
-      const rest = head.subarray(end + 4);
+      const rest = head.subarray(end + blank[0].length);
       if (rest.length > 0) raw.unshift(rest);
       finish(null, raw);
     };

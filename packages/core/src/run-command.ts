@@ -43,7 +43,8 @@ const DRAIN_AFTER_EXIT_MS = 1000;
 /**
  * Runs a program without a shell in its own process group and waits until it has exited and
  * been reaped. On timeout or abort the whole group gets SIGTERM, then SIGKILL after
- * `killGraceMs`; the promise still waits for the exit, so no process is left behind unwaited.
+ * `killGraceMs` (also when the program itself has exited by then: what it left running in the group goes
+ * too); the promise still waits for the program's exit, so no process is left behind unwaited.
  * Rejects only when the program cannot be started (ENOENT, EACCES, …).
  */
 export function runCommand(options: RunCommandOptions, signal: AbortSignal): Promise<CommandResult> {
@@ -107,7 +108,9 @@ export function runCommand(options: RunCommandOptions, signal: AbortSignal): Pro
     const cleanup = (): void => {
       settled = true;
       clearTimeout(timeoutTimer);
-      clearTimeout(graceTimer);
+      // Once the group was told to stop, its SIGKILL stays due: the leader may have exited on SIGTERM while a
+      // process it left in the background ignores it (and held the pipes until the drain gave up on them).
+      if (!terminating) clearTimeout(graceTimer);
       clearTimeout(drainTimer);
       signal.removeEventListener('abort', onAbort);
     };

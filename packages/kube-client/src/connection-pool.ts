@@ -1,4 +1,4 @@
-import { ConnectingSockets, httpProxyConnector } from '@podconfig/core';
+import { ConnectingSockets, basicAuthFromUserinfo, httpProxyConnector, proxySocketConnector, toAbsoluteForm } from '@podconfig/core';
 import type { Logger } from 'pino';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { ClusterConfig } from './cluster-config.js';
@@ -72,6 +72,13 @@ export class ConnectionPool {
     // Our CONNECT, not undici's ProxyAgent: one deadline for the proxy and TLS handshakes (its CONNECT waited up to
     // 300 s on a proxy that never answers), Proxy-Authorization for a user alone too, and a pending connect that
     // close() ends.
+    if (proxyUrl !== undefined && this.#o.config.server.protocol === 'http:') {
+      // A plain-http server: each request to the proxy in absolute form, as Go's transport sends it (no CONNECT,
+      // which proxies commonly allow to port 443 only).
+      const authorization = basicAuthFromUserinfo(proxyUrl);
+      return new Agent({ connect: this.#connecting.wrap(proxySocketConnector(proxyUrl, { tls: options })) })
+        .compose((dispatch) => (opts, handler) => dispatch(toAbsoluteForm(opts, authorization), handler));
+    }
     if (proxyUrl !== undefined) return new Agent({ connect: this.#connecting.wrap(httpProxyConnector(proxyUrl, { tls: options })) });
     const connector = this.#connecting.wrap(buildConnector(options));
     const serverName = tls.serverName;

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type ServerOptions } from 'node:https';
 import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -766,6 +766,24 @@ describe(KubeClient.name, () => {
       const c = client(clusterConfig(s.url, { tls: { ca: pki.ca.cert, insecureSkipVerify: false }, proxyUrl }));
       expect(await c.getJSON('/', q(), signal)).toMatchObject({ servername: false });
       expect(proxy.connects).toEqual([{ target: new URL(s.url).host, auth: `Basic ${Buffer.from('only-user:').toString('base64')}` }]);
+    });
+
+    it('sends requests for a plain-http server to the proxy in absolute form, as Go does (no CONNECT)', async () => {
+      const s = await serve((req, res) => json(res, 200, { path: req.url, host: req.headers.host }));
+      const seen: string[] = [];
+      const proxy = await serve((req, res) => {
+        seen.push(`${req.method ?? ''} ${req.url ?? ''} ${req.headers['proxy-authorization'] ?? ''}`);
+        const target = new URL(req.url ?? '/');
+        const upstream = httpRequest({ host: '127.0.0.1', port: new URL(s.url).port, path: target.pathname + target.search, headers: req.rawHeaders }, (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        });
+        req.pipe(upstream);
+      });
+      const proxyUrl = new URL(proxy.url.replace('http://', 'http://user:pw@'));
+      const c = client(clusterConfig('http://kube.example:8080', { proxyUrl }));
+      expect(await c.getJSON('/api', q(), signal)).toEqual({ path: '/api', host: 'kube.example:8080' });
+      expect(seen).toEqual([`GET http://kube.example:8080/api Basic ${Buffer.from('user:pw').toString('base64')}`]);
     });
 
     it('fails naming the proxy and its answer when it refuses the tunnel, never its credentials', async () => {

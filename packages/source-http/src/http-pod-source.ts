@@ -6,6 +6,7 @@ import {
   httpProxyConnector,
   basicAuthFromUserinfo,
   proxySocketConnector,
+  toAbsoluteForm,
   HTTP_SOURCE,
   PodConfigError,
   PodSnapshot,
@@ -471,16 +472,6 @@ export class HttpPodSource implements PodSource, StatusReporter {
   }
 }
 
-/** fetchManifest sends a flat list; any other shape undici takes is flattened the same way, so nothing is dropped. */
-function flatHeaders(headers: Dispatcher.DispatchOptions['headers']): string[] {
-  if (headers === null || headers === undefined) return [];
-  if (Array.isArray(headers)) return [...headers];
-  const pairs: [string, unknown][] = Symbol.iterator in headers
-    ? [...(headers as Iterable<[string, string | string[] | undefined]>)]
-    : Object.entries(headers);
-  return pairs.flatMap(([name, value]) => (value === undefined ? [] : (Array.isArray(value) ? value : [value]).flatMap((v) => [name, String(v)])));
-}
-
 /** The socks5 connector (and its `socks` dependency) is kube-client's: the manifest URL takes http and https proxies only. */
 function checkManifestProxy(proxy: { readonly url: URL; readonly variable: string } | undefined): void {
   if (proxy?.url.protocol === 'socks5:') {
@@ -488,18 +479,9 @@ function checkManifestProxy(proxy: { readonly url: URL; readonly variable: strin
   }
 }
 
-/**
- * A plain-http request through a proxy, as Go sends it: the absolute URL as the request target, `Host` the
- * origin's (undici's, from the request's origin), and the proxy URL's userinfo as `Proxy-Authorization` unless a
- * configured header sets it. The headers stay the flat list they were, so a repeated name keeps every value.
- */
+/** Sends each plain-http request to the proxy in absolute form (core's `toAbsoluteForm`). */
 function absoluteForm(authorization: string | undefined): Dispatcher.DispatcherComposeInterceptor {
-  return (dispatch) => (opts, handler) => {
-    const headers = flatHeaders(opts.headers);
-    const configured = headers.some((value, i) => i % 2 === 0 && value.toLowerCase() === 'proxy-authorization');
-    if (authorization !== undefined && !configured) headers.push('proxy-authorization', authorization);
-    return dispatch({ ...opts, path: new URL(opts.path, opts.origin).href, headers }, handler);
-  };
+  return (dispatch) => (opts, handler) => dispatch(toAbsoluteForm(opts, authorization), handler);
 }
 
 function positive(name: string, value: number): number {

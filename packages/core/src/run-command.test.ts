@@ -1,0 +1,36 @@
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '@podconfig/testing';
+import { runCommand } from './run-command.js';
+
+let dir: { path: string; cleanup: () => Promise<void> } | undefined;
+afterEach(async () => {
+  await dir?.cleanup();
+});
+
+const alive = (pid: number) => (): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe(runCommand.name, () => {
+  it('kills what the program left in its group after the grace period, also when the program itself exited on SIGTERM', async () => {
+    dir = await tempDir('run-command-');
+    const script = join(dir.path, 'leaves-a-child.sh');
+    // The background child ignores SIGTERM and holds stdout open; the script itself dies of SIGTERM. The grace
+    // period is longer than the 1 s the pipes get to drain after the script's exit, so the run ends before it.
+    await writeFile(script, `#!/bin/sh\n( trap '' TERM; exec sleep 60 ) &\necho $! > "${join(dir.path, 'child')}"\nexec sleep 60\n`);
+    await chmod(script, 0o755);
+    const result = await runCommand({
+      command: script, args: [], env: {}, stdin: '', timeoutMs: 200, killGraceMs: 1_500, stdoutLimit: 1024, stderrLimit: 1024,
+    }, new AbortController().signal);
+    expect(result.timedOut).toBe(true);
+    const child = Number(await readFile(join(dir.path, 'child'), 'utf8'));
+    await expect.poll(alive(child), { timeout: 10_000 }).toBe(false);
+  });
+});
