@@ -75,6 +75,7 @@ export const sourcesModule = (config: AgentConfig, cluster: ClusterConfig | unde
           (logger: Logger, clock: Clock, client: KubeClient) =>
             new ApiserverPodSource({
               client, nodeName, logger, clock, watchList: config.watchList, keepManagedFields: config.keepManagedFields, server: cluster.server,
+              ...(cluster.proxyUrl === undefined ? {} : { proxy: cluster.proxyUrl }),
             }),
           [TOKENS.logger, TOKENS.clock, TOKENS.kubeClient],
         )

@@ -479,11 +479,14 @@ describe(ApiserverPodSource.name, () => {
       await fake.until(() => fake.openWatches === 0);
     });
 
-    it('shows the server without userinfo or query, from the option or the client', async () => {
+    it('shows the server and the proxy without userinfo or query, from the options or the client', async () => {
       const fake = await fakeServer();
       const client = kubeClient(fake);
       const withOption = new ApiserverPodSource({ client, nodeName: NODE, logger: silent, clock: new InstantClock(), server: 'https://u:pw@api.example:6443/x?token=t' });
       expect(withOption.status().details.server).toBe('https://api.example:6443/x?…');
+      expect(withOption.status().details).not.toHaveProperty('proxy');
+      const proxied = new ApiserverPodSource({ client, nodeName: NODE, logger: silent, clock: new InstantClock(), proxy: new URL('http://user:pw@proxy.corp:3128') });
+      expect(proxied.status().details.proxy).toBe('http://proxy.corp:3128/');
       const fromClient = Object.assign(Object.create(client) as KubeClient, { server: new URL('https://api.example:6443') });
       const viaClient = new ApiserverPodSource({ client: fromClient, nodeName: NODE, logger: silent, clock: new InstantClock() });
       expect(viaClient.status().details.server).toBe('https://api.example:6443/');

@@ -58,6 +58,8 @@ export interface ApiserverPodSourceOptions {
    * `server` property when it has one (a string or URL), else not shown.
    */
   readonly server?: string | URL;
+  /** The proxy the client goes through (`proxy-url`, `HTTPS_PROXY`), shown (through `safeUrl`) as `details.proxy`. */
+  readonly proxy?: string | URL;
   /** Passed to both reflectors (tests, tuning); the cache's defaults otherwise. */
   readonly reflector?: ApiserverReflectorTuning;
 }
@@ -181,6 +183,7 @@ export class ApiserverPodSource implements PodSource, StatusReporter {
         watchList: pods?.watchList ?? this.#o.watchList ?? true,
         events: pods?.events ?? 0,
         ...(this.#server === undefined ? {} : { server: this.#server }),
+        ...(this.#o.proxy === undefined ? {} : { proxy: safeUrl(this.#o.proxy) }),
       },
     };
   }

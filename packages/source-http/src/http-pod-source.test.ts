@@ -1162,6 +1162,11 @@ describe(HttpPodSource.name, () => {
   });
 
   describe('status()', () => {
+    it('shows the proxy the URL goes through, without its credentials', () => {
+      const { source } = makeSource('http://manifests.test/pods', { env: { HTTP_PROXY: 'http://user:secret@proxy.corp:3128' } });
+      expect(source.status().details.proxy).toBe('http://proxy.corp:3128/');
+    });
+
     it('reports nothing seen before the first poll', () => {
       const { source } = makeSource('http://u:p@127.0.0.1:1/pods?token=x');
       expect(source.status()).toEqual({
@@ -1172,6 +1177,7 @@ describe(HttpPodSource.name, () => {
         counters: { polls_success: 0, polls_not_modified: 0, polls_error: 0 },
         details: {
           url: 'http://127.0.0.1:1/pods?…',
+          proxy: null,
           lastStatusCode: null,
           etag: null,
           lastModified: null,
@@ -1195,6 +1201,7 @@ describe(HttpPodSource.name, () => {
         counters: { polls_success: 1, polls_not_modified: 0, polls_error: 0 },
         details: {
           url: `${server.origin}/pods`,
+          proxy: null,
           lastStatusCode: 200,
           etag: '"v1"',
           lastModified: when,

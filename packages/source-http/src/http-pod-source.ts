@@ -134,6 +134,8 @@ export class HttpPodSource implements PodSource, StatusReporter {
   readonly #dispatcher: Dispatcher | undefined;
   /** `undefined` with an injected dispatcher. */
   readonly #proxies: EnvironmentProxy | undefined;
+  /** The configured URL's proxy from the environment, as `status()` shows it (no credentials). */
+  readonly #proxy: string | undefined;
   readonly #tls: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer };
 
   #applied: Applied | undefined;
@@ -205,7 +207,9 @@ export class HttpPodSource implements PodSource, StatusReporter {
     this.#dispatcher = options.dispatcher;
     this.#proxies = options.dispatcher === undefined ? new EnvironmentProxy(options.env ?? process.env) : undefined;
     // A redirect to another host can still meet a socks5 proxy; that poll fails naming the variable.
-    checkManifestProxy(this.#proxies?.proxyFor(this.#requestUrl));
+    const proxy = this.#proxies?.proxyFor(this.#requestUrl);
+    checkManifestProxy(proxy);
+    this.#proxy = proxy === undefined ? undefined : safeUrl(proxy.url);
     this.#tls = tls;
     this.#log = options.logger.child({ component: 'source.http', url: this.#safeUrl });
   }
@@ -290,6 +294,7 @@ export class HttpPodSource implements PodSource, StatusReporter {
       counters: { ...this.#counters },
       details: {
         url: this.#safeUrl,
+        proxy: this.#proxy ?? null,
         lastStatusCode: this.#lastStatusCode ?? null,
         etag: this.#applied?.etag ?? null,
         lastModified: this.#applied?.lastModified ?? null,
