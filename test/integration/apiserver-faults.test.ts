@@ -279,6 +279,19 @@ describe(`${ApiserverPodSource.name} with ${PodMerger.name} against ${FakeApiSer
       expect(h.counters()).toMatchObject({ relists: 0, errors: 0 });
     });
 
+    it("carries a force delete's deletionGracePeriodSeconds 0 to the REMOVE, also when its MODIFIED and DELETED coalesce", async () => {
+      const h = await Harness.create();
+      for (let i = 0; i < 20; i++) h.fake.createPod(makePod(`f${i}`, { nodeName: NODE }));
+      h.start();
+      await h.converged();
+      h.ops.splice(0);
+      // Each pod's two events are written together, as a current API server writes them for --grace-period=0 --force.
+      for (let i = 0; i < 20; i++) h.fake.deletePod('default', `f${i}`, { force: true });
+      await h.until(() => h.ops.filter((u) => u.op === 'REMOVE').flatMap((u) => u.pods).length === 20, '20 REMOVEs');
+      const removed = h.ops.filter((u) => u.op === 'REMOVE').flatMap((u) => u.pods);
+      expect(removed.map((p) => p.metadata?.deletionGracePeriodSeconds)).toEqual(Array.from({ length: 20 }, () => 0));
+    });
+
     it('lets the node gate pass when the Node does not exist, and keeps working when it is created later (checklist 52)', async () => {
       const h = await Harness.create();
       seed(h.fake);

@@ -48,7 +48,7 @@ describe(UndeltaStore.name, () => {
       store.apply({ type: 'DELETED', object: pod('ghost', '2') });
       expect(pushes).toHaveLength(2);
       expect(pushes[1]!.snapshot).toBe(pushes[0]!.snapshot);
-      expect(pushes[1]!.changes).toEqual({ base: pushes[0]!.snapshot, keys: new Set(['default/ghost']) });
+      expect(pushes[1]!.changes).toEqual({ base: pushes[0]!.snapshot, keys: new Set(['default/ghost']), removed: new Map([['default/ghost', pod('ghost', '2')]]) });
     });
 
     it('inserts on MODIFIED of an absent key (upsert) and uses the keyOf option', () => {

@@ -15,7 +15,8 @@ export interface UndeltaStoreOptions {
 /**
  * client-go's `UndeltaStore` (spec §4.2) over an immutable {@link PodSnapshot}: every replace and every
  * watch event pushes the full set once. `apply()` derives the next snapshot with `with()` / `without()` in
- * O(log N) and passes `changes = { base: previous, keys: {key} }` (decision D17); `replace()` passes the
+ * O(log N) and passes `changes = { base: previous, keys: {key} }` (decision D17; a delete also `removed`, the
+ * DELETED event's object: the pod's last state); `replace()` passes the
  * keys that were added, removed or whose `resourceVersion` differs (an object's RV changes on every write),
  * except into an empty store (the first list), where every key is new: it passes no changes.
  */
@@ -60,6 +61,8 @@ export class UndeltaStore implements ReflectorSink<Pod> {
     // Update of an absent key inserts it; delete of an absent key still pushes (spec §4.2, checklist 56).
     const next = event.type === 'DELETED' ? base.without(key) : base.with(key, event.object);
     this.#snapshot = next;
-    this.#push(next, { base, keys: new Set([key]) });
+    // A DELETED's object is the pod's last state, which a change coalesced into the delete may have carried alone.
+    const removed = event.type === 'DELETED' ? new Map([[key, event.object]]) : undefined;
+    this.#push(next, { base, keys: new Set([key]), ...(removed === undefined ? {} : { removed }) });
   }
 }

@@ -29,6 +29,20 @@ describe('coalescePodSets()', () => {
     expect(merged.op).toBe('SET');
   });
 
+  it("keeps the last state of every pod removed along the chain, the newer SET's winning, without modifying the maps given", () => {
+    const base = PodSnapshot.empty.with('default/a', makePod('a')).with('default/b', makePod('b'));
+    const first = base.without('default/a');
+    const second = first.without('default/b');
+    const removedA = new Map([['default/a', makePod('a', { uid: 'last-a' })]]);
+    const removedB = new Map([['default/b', makePod('b', { uid: 'last-b' })]]);
+    const merged = coalescePodSets(
+      { source: 'api', op: 'SET', pods: first, changes: { base, keys: new Set(['default/a']), removed: removedA } },
+      { source: 'api', op: 'SET', pods: second, changes: { base: first, keys: new Set(['default/b']), removed: removedB } },
+    );
+    expect([...merged.changes!.removed!.entries()].map(([k, p]) => [k, p.metadata?.uid])).toEqual([['default/a', 'last-a'], ['default/b', 'last-b']]);
+    expect([...removedA.keys()]).toEqual(['default/a']);
+  });
+
   it('never modifies the key sets it was given', () => {
     const { sets } = chain(3);
     const originals = sets.map((s) => [...s.changes!.keys]);

@@ -1,8 +1,10 @@
+import type { Pod } from './pod.js';
 import type { PodSetUpdate } from './pod-update.js';
 
-// Change-key sets this module created and therefore may grow in place: copying on every
+// Change-key sets and removed-pod maps this module created and therefore may grow in place: copying on every
 // coalesce would cost O(pending keys) per event while a consumer is slow.
 const owned = new WeakSet<ReadonlySet<string>>();
+const ownedRemoved = new WeakSet<ReadonlyMap<string, Pod>>();
 
 /**
  * Combines a pending SET with a newer one from the same source (the {@link LatestByKey} combine
@@ -24,5 +26,18 @@ export function coalescePodSets(pending: PodSetUpdate, next: PodSetUpdate): PodS
   const union = keys as Set<string>;
   for (const key of next.changes.keys) union.add(key);
   if (union.size > pending.changes.base.size + next.pods.size) return { source: next.source, op: 'SET', pods: next.pods };
-  return { source: next.source, op: 'SET', pods: next.pods, changes: { base: pending.changes.base, keys: union } };
+  const removed = unionRemoved(pending.changes.removed, next.changes.removed);
+  return { source: next.source, op: 'SET', pods: next.pods, changes: { base: pending.changes.base, keys: union, ...(removed === undefined ? {} : { removed }) } };
+}
+
+/** The last states of removed pods from both SETs, the newer's winning; bounded as the keys are (one per key). */
+function unionRemoved(pending: ReadonlyMap<string, Pod> | undefined, next: ReadonlyMap<string, Pod> | undefined): ReadonlyMap<string, Pod> | undefined {
+  if (pending === undefined || next === undefined) return next ?? pending;
+  let map = pending;
+  if (!ownedRemoved.has(map)) {
+    map = new Map(map);
+    ownedRemoved.add(map);
+  }
+  for (const [key, pod] of next) (map as Map<string, Pod>).set(key, pod);
+  return map;
 }

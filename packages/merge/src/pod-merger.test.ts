@@ -335,6 +335,25 @@ describe(PodMerger.name, () => {
       expect(merger.pods().map((p) => p.metadata?.uid)).toEqual(['h']);
     });
 
+    it("gives a REMOVE the pod's last state the SET carries for it (a force delete's grace 0), not the older stored one", () => {
+      const { merger } = newMerger();
+      const s0 = snap([makePod('a', { uid: 'ua' }), makePod('b', { uid: 'ub' })]);
+      merger.merge(set(s0, 'api'));
+      const forced = withMeta(makePod('a', { uid: 'ua' }), { deletionTimestamp: '2026-11-23T01:00:00Z', deletionGracePeriodSeconds: 0 });
+      const stale = makePod('b', { uid: 'an-older-b' }); // another UID under the key: not b's last state
+      const s1 = s0.without('default/a').without('default/b');
+      const out = merger.merge({
+        source: 'api', op: 'SET', pods: s1,
+        changes: { base: s0, keys: new Set(['default/a', 'default/b']), removed: new Map([['default/a', forced], ['default/b', stale]]) },
+      });
+      expect(ops(out)).toEqual(['REMOVE:a,b']);
+      const [a, b] = out[0]!.pods;
+      expect(a!.metadata).toMatchObject({ uid: 'ua', deletionGracePeriodSeconds: 0, deletionTimestamp: '2026-11-23T01:00:00Z' });
+      expect(a!.metadata?.annotations?.['kubernetes.io/config.source']).toBe('api'); // still the merger's pod
+      expect(b!.metadata).toMatchObject({ uid: 'ub' });
+      expect(b!.metadata).not.toHaveProperty('deletionGracePeriodSeconds');
+    });
+
     it('applies change keys in O(changes) when their base is the snapshot merged last, else diffs fully (D17)', () => {
       const { merger } = newMerger();
       const s0 = snap([makePod('a'), makePod('b')]);

@@ -63,6 +63,24 @@ const renamed = (stored: Pod, pod: Pod): boolean =>
  * so that consumers cannot change its state (checklist 85); freezing gives that guarantee without a
  * copy per change, and lets every handler call share the same pod.
  */
+/**
+ * The pod a REMOVE carries: the stored one, brought up to the source's last state of it when the SET says what
+ * that was (a watch DELETED's object, same UID). A force delete's `deletionGracePeriodSeconds: 0` then reaches
+ * the kill even when the MODIFIED that set it coalesced with the DELETED (D16) and was never merged on its own.
+ */
+function lastState(stored: Pod, removedByUid: ReadonlyMap<string, Pod>, source: SourceName): Pod {
+  const last = removedByUid.get(podUid(stored));
+  if (last === undefined) return stored;
+  const checked = checkAndUpdatePod(stored, last, source);
+  return checked.change === 'none' ? stored : checked.pod;
+}
+
+function byUid(removed: ReadonlyMap<string, Pod> | undefined): ReadonlyMap<string, Pod> {
+  const out = new Map<string, Pod>();
+  for (const pod of removed?.values() ?? []) out.set(podUid(pod), pod);
+  return out;
+}
+
 export class PodMerger {
   readonly #log: Logger;
   readonly #clock: Clock;
@@ -97,6 +115,8 @@ export class PodMerger {
     let seen: string | undefined;
     const firstSeen = (): string => (seen ??= formatSeenTimestamp(this.#clock.now()));
     const removes: Pod[] = [];
+    // The SET's last states of removed pods by UID (whatever the source keys its snapshot by), built on first need.
+    let removedByUid: ReadonlyMap<string, Pod> | undefined;
     const adds: Pod[] = [];
     const updates: Pod[] = [];
     const deletes: Pod[] = [];
@@ -116,7 +136,8 @@ export class PodMerger {
         const stored = state.stored.get(uid);
         if (pod === undefined) {
           if (stored !== undefined) {
-            removes.push(stored);
+            removedByUid ??= byUid(changes?.removed);
+            removes.push(lastState(stored, removedByUid, source));
             state.stored.delete(uid);
           }
           continue;

@@ -287,9 +287,16 @@ export class FakeApiServer implements AsyncDisposable {
   /**
    * Deletes a pod. With `gracePeriodSeconds > 0` (and no deletionTimestamp yet) it only sets
    * `deletionTimestamp` (a MODIFIED event), as a graceful delete does; call again to remove it (DELETED).
+   * With `force` it does what a current API server does for `kubectl delete --grace-period=0 --force`: a
+   * MODIFIED setting `deletionTimestamp` and `deletionGracePeriodSeconds: 0`, then the DELETED of that object,
+   * written one right after the other.
    */
-  deletePod(namespace: string, name: string, options: { gracePeriodSeconds?: number } = {}): Pod {
+  deletePod(namespace: string, name: string, options: { gracePeriodSeconds?: number; force?: boolean } = {}): Pod {
     const old = this.#existing('pods', `${namespace}/${name}`);
+    if (options.force === true) {
+      const metadata = { ...old.metadata, deletionTimestamp: apiTime(Date.now()), deletionGracePeriodSeconds: 0 };
+      return this.#write('pods', 'DELETED', this.#write('pods', 'MODIFIED', { ...old, metadata })) as Pod;
+    }
     const grace = options.gracePeriodSeconds ?? 0;
     if (grace > 0 && old.metadata.deletionTimestamp === undefined) {
       const metadata = { ...old.metadata, deletionTimestamp: apiTime(Date.now() + grace * 1000), deletionGracePeriodSeconds: grace };
