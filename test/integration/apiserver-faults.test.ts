@@ -285,11 +285,18 @@ describe(`${ApiserverPodSource.name} with ${PodMerger.name} against ${FakeApiSer
       h.start();
       await h.converged();
       h.ops.splice(0);
-      // Each pod's two events are written together, as a current API server writes them for --grace-period=0 --force.
+      // Each pod's two events are written together, as a current API server writes them for --grace-period=0 --force;
+      // among them a short-lived pod comes and goes, and f0 comes back under a new UID and is force-deleted again.
+      const firstF0 = h.fake.getPod('default', 'f0')?.metadata?.uid;
       for (let i = 0; i < 20; i++) h.fake.deletePod('default', `f${i}`, { force: true });
-      await h.until(() => h.ops.filter((u) => u.op === 'REMOVE').flatMap((u) => u.pods).length === 20, '20 REMOVEs');
-      const removed = h.ops.filter((u) => u.op === 'REMOVE').flatMap((u) => u.pods);
-      expect(removed.map((p) => p.metadata?.deletionGracePeriodSeconds)).toEqual(Array.from({ length: 20 }, () => 0));
+      h.fake.createPod(makePod('short-lived', { nodeName: NODE }));
+      h.fake.deletePod('default', 'short-lived');
+      h.fake.createPod(makePod('f0', { nodeName: NODE, uid: 'f0-again' }));
+      h.fake.deletePod('default', 'f0', { force: true });
+      const removes = (): Pod[] => h.ops.filter((u) => u.op === 'REMOVE').flatMap((u) => u.pods).filter((p) => p.metadata?.uid !== 'f0-again');
+      await h.until(() => removes().length === 20, '20 REMOVEs');
+      expect(removes().map((p) => p.metadata?.deletionGracePeriodSeconds)).toEqual(Array.from({ length: 20 }, () => 0));
+      expect(removes().map((p) => p.metadata?.uid)).toContain(firstF0);
     });
 
     it('lets the node gate pass when the Node does not exist, and keeps working when it is created later (checklist 52)', async () => {

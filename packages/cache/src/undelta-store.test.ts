@@ -3,9 +3,11 @@ import { makePod } from '@podconfig/testing';
 import { describe, expect, it } from 'vitest';
 import { UndeltaStore } from './undelta-store.js';
 
-function recording(): { store: UndeltaStore; pushes: { snapshot: PodSnapshot; changes: PodSetChanges | undefined }[] } {
-  const pushes: { snapshot: PodSnapshot; changes: PodSetChanges | undefined }[] = [];
-  const store = new UndeltaStore({ push: (snapshot, changes) => pushes.push({ snapshot, changes }) });
+function recording(): { store: UndeltaStore; pushes: { snapshot: PodSnapshot; changes: PodSetChanges | undefined; removed?: Pod }[] } {
+  const pushes: { snapshot: PodSnapshot; changes: PodSetChanges | undefined; removed?: Pod }[] = [];
+  const store = new UndeltaStore({
+    push: (snapshot, changes, removed) => pushes.push({ snapshot, changes, ...(removed === undefined ? {} : { removed }) }),
+  });
   return { store, pushes };
 }
 
@@ -48,7 +50,8 @@ describe(UndeltaStore.name, () => {
       store.apply({ type: 'DELETED', object: pod('ghost', '2') });
       expect(pushes).toHaveLength(2);
       expect(pushes[1]!.snapshot).toBe(pushes[0]!.snapshot);
-      expect(pushes[1]!.changes).toEqual({ base: pushes[0]!.snapshot, keys: new Set(['default/ghost']), removed: new Map([['default/ghost', pod('ghost', '2')]]) });
+      expect(pushes[1]!.changes).toEqual({ base: pushes[0]!.snapshot, keys: new Set(['default/ghost']) });
+      expect(pushes[1]!.removed).toEqual(pod('ghost', '2')); // a DELETED's object: the pod's last state
     });
 
     it('inserts on MODIFIED of an absent key (upsert) and uses the keyOf option', () => {

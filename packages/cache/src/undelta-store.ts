@@ -9,7 +9,7 @@ export interface UndeltaStoreOptions {
    * Receives the complete contents after every `replace()` and `apply()`, exactly once each. Must not block
    * or throw (decision D16: the apiserver source puts into a `LatestByKey` mailbox).
    */
-  readonly push: (snapshot: PodSnapshot, changes: PodSetChanges | undefined) => void;
+  readonly push: (snapshot: PodSnapshot, changes: PodSetChanges | undefined, removed?: Pod) => void;
 }
 
 /**
@@ -62,7 +62,6 @@ export class UndeltaStore implements ReflectorSink<Pod> {
     const next = event.type === 'DELETED' ? base.without(key) : base.with(key, event.object);
     this.#snapshot = next;
     // A DELETED's object is the pod's last state, which a change coalesced into the delete may have carried alone.
-    const removed = event.type === 'DELETED' ? new Map([[key, event.object]]) : undefined;
-    this.#push(next, { base, keys: new Set([key]), ...(removed === undefined ? {} : { removed }) });
+    this.#push(next, { base, keys: new Set([key]) }, event.type === 'DELETED' ? event.object : undefined);
   }
 }

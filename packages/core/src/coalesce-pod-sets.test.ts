@@ -29,18 +29,44 @@ describe('coalescePodSets()', () => {
     expect(merged.op).toBe('SET');
   });
 
-  it("keeps the last state of every pod removed along the chain, the newer SET's winning, without modifying the maps given", () => {
-    const base = PodSnapshot.empty.with('default/a', makePod('a')).with('default/b', makePod('b'));
+  it("keeps the last state of every pod removed, by UID, along a chain and across a gap, without modifying the maps given", () => {
+    const base = PodSnapshot.empty.with('default/a', makePod('a', { uid: 'a1' })).with('default/b', makePod('b', { uid: 'b1' }));
     const first = base.without('default/a');
     const second = first.without('default/b');
-    const removedA = new Map([['default/a', makePod('a', { uid: 'last-a' })]]);
-    const removedB = new Map([['default/b', makePod('b', { uid: 'last-b' })]]);
-    const merged = coalescePodSets(
-      { source: 'api', op: 'SET', pods: first, changes: { base, keys: new Set(['default/a']), removed: removedA } },
-      { source: 'api', op: 'SET', pods: second, changes: { base: first, keys: new Set(['default/b']), removed: removedB } },
+    const removedA = new Map([['a1', makePod('a', { uid: 'a1' })]]);
+    const removedB = new Map([['b1', makePod('b', { uid: 'b1' })]]);
+    const chained = coalescePodSets(
+      { source: 'api', op: 'SET', pods: first, changes: { base, keys: new Set(['default/a']) }, removed: removedA },
+      { source: 'api', op: 'SET', pods: second, changes: { base: first, keys: new Set(['default/b']) }, removed: removedB },
     );
-    expect([...merged.changes!.removed!.entries()].map(([k, p]) => [k, p.metadata?.uid])).toEqual([['default/a', 'last-a'], ['default/b', 'last-b']]);
-    expect([...removedA.keys()]).toEqual(['default/a']);
+    expect([...chained.removed!.keys()]).toEqual(['a1', 'b1']);
+    expect([...removedA.keys()]).toEqual(['a1']);
+    // A gap (a relist into an empty store pushes no changes) drops the keys, not the last states.
+    const gap = coalescePodSets({ source: 'api', op: 'SET', pods: first, removed: removedA }, { source: 'api', op: 'SET', pods: PodSnapshot.empty });
+    expect(gap.changes).toBeUndefined();
+    expect([...gap.removed!.keys()]).toEqual(['a1']);
+  });
+
+  it('keeps both UIDs of a name removed, re-created and removed again', () => {
+    const a1 = makePod('a', { uid: 'a1' });
+    const a2 = makePod('a', { uid: 'a2' });
+    const recreated = PodSnapshot.empty.with('default/a', a2);
+    const merged = [
+      { source: 'api', op: 'SET', pods: PodSnapshot.empty, removed: new Map([['a2', a2]]) } as const,
+    ].reduce(coalescePodSets, coalescePodSets(
+      { source: 'api', op: 'SET', pods: PodSnapshot.empty, removed: new Map([['a1', a1]]) },
+      { source: 'api', op: 'SET', pods: recreated },
+    ));
+    expect([...merged.removed!.values()]).toEqual([a1, a2]);
+  });
+
+  it('keeps no more last states than twice the most pods a snapshot held and the newest removals, dropping the oldest (D16)', () => {
+    let update: PodSetUpdate = { source: 'api', op: 'SET', pods: PodSnapshot.empty };
+    for (let i = 0; i < 100; i++) {
+      // Pods that come and go while the consumer is stalled: each SET removes one.
+      update = coalescePodSets(update, { source: 'api', op: 'SET', pods: PodSnapshot.empty, removed: new Map([[`u${i}`, makePod(`p${i}`, { uid: `u${i}` })]]) });
+    }
+    expect([...update.removed!.keys()]).toEqual(['u99']);
   });
 
   it('never modifies the key sets it was given', () => {

@@ -4,7 +4,8 @@ import type { PodSetUpdate } from './pod-update.js';
 // Change-key sets and removed-pod maps this module created and therefore may grow in place: copying on every
 // coalesce would cost O(pending keys) per event while a consumer is slow.
 const owned = new WeakSet<ReadonlySet<string>>();
-const ownedRemoved = new WeakSet<ReadonlyMap<string, Pod>>();
+/** Removed-pod maps this module created, with the most pods a snapshot held along their chain. */
+const ownedRemoved = new WeakMap<ReadonlyMap<string, Pod>, number>();
 
 /**
  * Combines a pending SET with a newer one from the same source (the {@link LatestByKey} combine
@@ -15,8 +16,10 @@ const ownedRemoved = new WeakSet<ReadonlyMap<string, Pod>>();
  * consumer was stalled (short-lived Jobs) would otherwise grow the union without bound (D16).
  */
 export function coalescePodSets(pending: PodSetUpdate, next: PodSetUpdate): PodSetUpdate {
+  const removed = unionRemoved(pending, next);
+  const withRemoved = removed === undefined ? {} : { removed };
   if (pending.changes === undefined || next.changes === undefined || next.changes.base !== pending.pods) {
-    return { source: next.source, op: 'SET', pods: next.pods };
+    return { source: next.source, op: 'SET', pods: next.pods, ...withRemoved };
   }
   let keys = pending.changes.keys;
   if (!owned.has(keys)) {
@@ -25,19 +28,38 @@ export function coalescePodSets(pending: PodSetUpdate, next: PodSetUpdate): PodS
   }
   const union = keys as Set<string>;
   for (const key of next.changes.keys) union.add(key);
-  if (union.size > pending.changes.base.size + next.pods.size) return { source: next.source, op: 'SET', pods: next.pods };
-  const removed = unionRemoved(pending.changes.removed, next.changes.removed);
-  return { source: next.source, op: 'SET', pods: next.pods, changes: { base: pending.changes.base, keys: union, ...(removed === undefined ? {} : { removed }) } };
+  if (union.size > pending.changes.base.size + next.pods.size) return { source: next.source, op: 'SET', pods: next.pods, ...withRemoved };
+  return { source: next.source, op: 'SET', pods: next.pods, changes: { base: pending.changes.base, keys: union }, ...withRemoved };
 }
 
-/** The last states of removed pods from both SETs, the newer's winning; bounded as the keys are (one per key). */
-function unionRemoved(pending: ReadonlyMap<string, Pod> | undefined, next: ReadonlyMap<string, Pod> | undefined): ReadonlyMap<string, Pod> | undefined {
-  if (pending === undefined || next === undefined) return next ?? pending;
-  let map = pending;
-  if (!ownedRemoved.has(map)) {
+/**
+ * The last states of removed pods from both SETs, by UID (a name re-created under another UID and removed again
+ * keeps both). Kept on a gap too: the merger looks them up by the UIDs it stored, whatever it diffs. While the
+ * consumer is stalled, pods that come and go would grow this without end (D16): it keeps no more than twice the
+ * most pods any snapshot along the way held (the merger stored at most that many) plus the newest removals,
+ * dropping the oldest (a REMOVE beyond them carries the merger's own copy, as before).
+ */
+function unionRemoved(pending: PodSetUpdate, next: PodSetUpdate): ReadonlyMap<string, Pod> | undefined {
+  const older = pending.removed;
+  const newer = next.removed;
+  if (older === undefined || newer === undefined) return newer ?? older;
+  let map = older;
+  let most = ownedRemoved.get(map);
+  if (most === undefined) {
     map = new Map(map);
-    ownedRemoved.add(map);
+    most = Math.max(pending.changes?.base.size ?? 0, pending.pods.size);
   }
-  for (const [key, pod] of next) (map as Map<string, Pod>).set(key, pod);
-  return map;
+  most = Math.max(most, next.pods.size);
+  ownedRemoved.set(map, most);
+  const union = map as Map<string, Pod>;
+  for (const [uid, pod] of newer) {
+    union.delete(uid); // re-inserted: the newest last, so the oldest go first
+    union.set(uid, pod);
+  }
+  // Twice: pods born and removed inside the window (of no use to the merger) take places too.
+  for (const uid of union.keys()) {
+    if (union.size <= 2 * most + newer.size) break;
+    union.delete(uid);
+  }
+  return union;
 }

@@ -90,10 +90,4 @@ export interface PodSetChanges {
   readonly base: PodSnapshot;
   /** Keys whose pod was added, replaced or removed since `base`. */
   readonly keys: ReadonlySet<string>;
-  /**
-   * The last state of pods removed since `base`, by key, where the source knew it (a watch DELETED event's object).
-   * A change just before the removal (a force delete's `deletionGracePeriodSeconds: 0`) may never have reached
-   * the consumer in a SET of its own, the changes having coalesced (D16): the consumer's REMOVE carries this state.
-   */
-  readonly removed?: ReadonlyMap<string, Pod>;
 }

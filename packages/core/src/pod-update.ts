@@ -29,6 +29,13 @@ export interface PodSetUpdate {
    * (decision D17). Absent means "unknown": the merger diffs the whole set.
    */
   readonly changes?: PodSetChanges;
+  /**
+   * The last state of pods the source removed since its previous SET, by UID, where it knew it (a watch DELETED
+   * event's object). A change just before the removal (a force delete's `deletionGracePeriodSeconds: 0`) may never
+   * reach the consumer in a SET of its own, the changes having coalesced (D16): the consumer's REMOVE carries this
+   * state. `coalescePodSets` keeps these across SETs, gaps included, up to a bound.
+   */
+  readonly removed?: ReadonlyMap<string, Pod>;
 }
 
 /** What the merger yields: one operation on some pods of one source. Pods are deep-frozen (shared with the merger's state). */

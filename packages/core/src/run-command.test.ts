@@ -33,4 +33,16 @@ describe(runCommand.name, () => {
     const child = Number(await readFile(join(dir.path, 'child'), 'utf8'));
     await expect.poll(alive(child), { timeout: 10_000 }).toBe(false);
   });
+
+  it('leaves nothing that holds the event loop once it resolved, the SIGKILL still due included', async () => {
+    const controller = new AbortController();
+    const run = runCommand({
+      command: 'sleep', args: ['30'], env: { PATH: process.env['PATH'] }, stdin: '', timeoutMs: 60_000, killGraceMs: 60_000, stdoutLimit: 1024, stderrLimit: 1024,
+    }, controller.signal);
+    const before = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    controller.abort();
+    expect(await run).toMatchObject({ aborted: true, exitSignal: 'SIGTERM' });
+    // The run's timers: its timeout cleared, the group's SIGKILL unref'd (getActiveResourcesInfo lists ref'd ones).
+    expect(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length).toBeLessThan(before);
+  });
 });

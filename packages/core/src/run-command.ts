@@ -109,8 +109,10 @@ export function runCommand(options: RunCommandOptions, signal: AbortSignal): Pro
       settled = true;
       clearTimeout(timeoutTimer);
       // Once the group was told to stop, its SIGKILL stays due: the leader may have exited on SIGTERM while a
-      // process it left in the background ignores it (and held the pipes until the drain gave up on them).
+      // process it left in the background ignores it (and held the pipes until the drain gave up on them). Unref'd:
+      // the call is over, and a pending kill must not keep the caller's process alive.
       if (!terminating) clearTimeout(graceTimer);
+      else graceTimer?.unref();
       clearTimeout(drainTimer);
       signal.removeEventListener('abort', onAbort);
     };

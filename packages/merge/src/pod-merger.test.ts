@@ -344,7 +344,7 @@ describe(PodMerger.name, () => {
       const s1 = s0.without('default/a').without('default/b');
       const out = merger.merge({
         source: 'api', op: 'SET', pods: s1,
-        changes: { base: s0, keys: new Set(['default/a', 'default/b']), removed: new Map([['default/a', forced], ['default/b', stale]]) },
+        changes: { base: s0, keys: new Set(['default/a', 'default/b']) }, removed: new Map([['ua', forced], ['an-older-b', stale]]),
       });
       expect(ops(out)).toEqual(['REMOVE:a,b']);
       const [a, b] = out[0]!.pods;

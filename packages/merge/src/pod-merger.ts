@@ -68,17 +68,11 @@ const renamed = (stored: Pod, pod: Pod): boolean =>
  * that was (a watch DELETED's object, same UID). A force delete's `deletionGracePeriodSeconds: 0` then reaches
  * the kill even when the MODIFIED that set it coalesced with the DELETED (D16) and was never merged on its own.
  */
-function lastState(stored: Pod, removedByUid: ReadonlyMap<string, Pod>, source: SourceName): Pod {
-  const last = removedByUid.get(podUid(stored));
+function lastState(stored: Pod, removedByUid: ReadonlyMap<string, Pod> | undefined, source: SourceName): Pod {
+  const last = removedByUid?.get(podUid(stored));
   if (last === undefined) return stored;
   const checked = checkAndUpdatePod(stored, last, source);
   return checked.change === 'none' ? stored : checked.pod;
-}
-
-function byUid(removed: ReadonlyMap<string, Pod> | undefined): ReadonlyMap<string, Pod> {
-  const out = new Map<string, Pod>();
-  for (const pod of removed?.values() ?? []) out.set(podUid(pod), pod);
-  return out;
 }
 
 export class PodMerger {
@@ -115,8 +109,6 @@ export class PodMerger {
     let seen: string | undefined;
     const firstSeen = (): string => (seen ??= formatSeenTimestamp(this.#clock.now()));
     const removes: Pod[] = [];
-    // The SET's last states of removed pods by UID (whatever the source keys its snapshot by), built on first need.
-    let removedByUid: ReadonlyMap<string, Pod> | undefined;
     const adds: Pod[] = [];
     const updates: Pod[] = [];
     const deletes: Pod[] = [];
@@ -136,8 +128,7 @@ export class PodMerger {
         const stored = state.stored.get(uid);
         if (pod === undefined) {
           if (stored !== undefined) {
-            removedByUid ??= byUid(changes?.removed);
-            removes.push(lastState(stored, removedByUid, source));
+            removes.push(lastState(stored, update.removed, source));
             state.stored.delete(uid);
           }
           continue;

@@ -17,6 +17,7 @@ import {
   coalescePodSets,
   errorMessage,
   linked,
+  podUid,
   relay,
   safeUrl,
   type Clock,
@@ -212,9 +213,13 @@ export class ApiserverPodSource implements PodSource, StatusReporter {
       stopped,
     );
     const store = new UndeltaStore({
-      push: (pods, changes) => {
+      push: (pods, changes, removed) => {
         intake.pushed();
-        box.put(API_SOURCE, { source: API_SOURCE, op: 'SET', pods, ...(changes === undefined ? {} : { changes }) });
+        box.put(API_SOURCE, {
+          source: API_SOURCE, op: 'SET', pods,
+          ...(changes === undefined ? {} : { changes }),
+          ...(removed === undefined ? {} : { removed: new Map([[podUid(removed), removed]]) }),
+        });
       },
     });
     const podLw = new ErrorCountingListerWatcher<Pod>(
