@@ -4,7 +4,7 @@ import { chmod, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Pod } from '@podconfig/core';
-import { podManifestYaml, tempDir } from '@podconfig/testing';
+import { podManifestYaml, processRunning, tempDir } from '@podconfig/testing';
 import { AgentProcess, eventually } from '../support/agent-process.js';
 
 const NODE = 'exec-node';
@@ -39,15 +39,6 @@ esac
 /** Generous: a bound for a loaded 2-core runner, not an expected duration. */
 const HOOK_TIMEOUT = '20s';
 
-/** True while a process with this pid exists (signal 0 only checks). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err: unknown) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 interface HandlerStatus { attempt: number; failures: number; lastResult?: string; lastError?: { message: string; code: string } }
 interface PodsBody {
@@ -146,7 +137,7 @@ describe('podconfig-agent with the exec handler and a real shell script', () => 
     const pidFile = await eventually(async () => (await readdir(markers)).find((f) => f.startsWith('slow.') && f.endsWith(`.${uid('slow')}.pid`)), 30_000, 'a sleeping slow script');
     const pid = Number(await readFile(join(markers, pidFile), 'utf8'));
     expect(pid).toBeGreaterThan(0);
-    await eventually(async () => (alive(pid) ? undefined : true), 30_000, `the slow script (pid ${pid}) killed`);
+    await eventually(async () => ((await processRunning(pid)) ? undefined : true), 30_000, `the slow script (pid ${pid}) killed`);
     expect(existsSync(join(markers, `create.slow-${NODE}.${uid('slow')}.done`))).toBe(true);
 
     // The ~1 MB pod arrived whole on stdin.

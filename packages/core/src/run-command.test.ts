@@ -1,22 +1,13 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir } from '@podconfig/testing';
+import { processRunning, tempDir } from '@podconfig/testing';
 import { runCommand } from './run-command.js';
 
 let dir: { path: string; cleanup: () => Promise<void> } | undefined;
 afterEach(async () => {
   await dir?.cleanup();
 });
-
-const alive = (pid: number) => (): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe(runCommand.name, () => {
   it('kills what the program left in its group after the grace period, also when the program itself exited on SIGTERM', async () => {
@@ -31,7 +22,7 @@ describe(runCommand.name, () => {
     }, new AbortController().signal);
     expect(result.timedOut).toBe(true);
     const child = Number(await readFile(join(dir.path, 'child'), 'utf8'));
-    await expect.poll(alive(child), { timeout: 10_000 }).toBe(false);
+    await expect.poll(() => processRunning(child), { timeout: 10_000 }).toBe(false);
   });
 
   it('leaves nothing that holds the event loop once it resolved, the SIGKILL still due included', async () => {

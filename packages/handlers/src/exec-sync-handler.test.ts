@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
 import { PodConfigError, isPodLister, type Pod } from '@podconfig/core';
-import { makePod, tempDir } from '@podconfig/testing';
+import { makePod, processRunning, tempDir } from '@podconfig/testing';
 import { ExecSyncHandler, type ExecSyncHandlerOptions } from './exec-sync-handler.js';
 import { ListingExecSyncHandler } from './listing-exec-sync-handler.js';
 
@@ -14,16 +14,6 @@ function captureLogger(): { logger: pino.Logger; lines: () => Record<string, unk
   return { logger, lines: () => raw.map((line) => JSON.parse(line) as Record<string, unknown>) };
 }
 
-/** Alive and not a zombie (a zombie's parent may be a PID 1 that never reaps). */
-async function isRunning(pid: number): Promise<boolean> {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  const procStat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  return procStat !== '' && procStat.slice(procStat.lastIndexOf(')') + 2)[0] !== 'Z';
-}
 
 /** Resolves once `file` exists, woken by directory events rather than by polling. */
 async function waitForFile(file: string, dir: string): Promise<void> {
@@ -148,9 +138,9 @@ describe(ExecSyncHandler.name, () => {
 
       const main = Number(await readFile(join(tmp.path, 'main.pid'), 'utf8'));
       const child = Number(await readFile(join(tmp.path, 'child.pid'), 'utf8'));
-      expect(await isRunning(main)).toBe(false);
+      expect(await processRunning(main)).toBe(false);
       expect(() => process.kill(main, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' })); // reaped, not a zombie
-      expect(await isRunning(child)).toBe(false);
+      expect(await processRunning(child)).toBe(false);
     });
 
     it('sends SIGKILL after the grace period to a command that ignores SIGTERM', async () => {
@@ -202,7 +192,7 @@ describe(ExecSyncHandler.name, () => {
       await handler({ command }).syncPod({ type: 'create', pod: makePod('a'), source: 'file', attempt: 1 }, signal);
       const daemon = Number(await readFile(join(tmp.path, 'daemon.pid'), 'utf8'));
       try {
-        expect(await isRunning(daemon)).toBe(true); // left alone: the command started it on purpose
+        expect(await processRunning(daemon)).toBe(true); // left alone: the command started it on purpose
       } finally {
         process.kill(daemon, 'SIGKILL');
       }
@@ -214,7 +204,7 @@ describe(ExecSyncHandler.name, () => {
       await handler({ command, timeoutMs: 300 }).syncPod({ type: 'create', pod: makePod('a'), source: 'file', attempt: 1 }, signal);
       const daemon = Number(await readFile(join(tmp.path, 'daemon.pid'), 'utf8'));
       try {
-        expect(await isRunning(daemon)).toBe(true);
+        expect(await processRunning(daemon)).toBe(true);
       } finally {
         process.kill(daemon, 'SIGKILL');
       }

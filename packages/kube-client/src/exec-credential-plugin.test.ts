@@ -2,7 +2,7 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { PodConfigError } from '@podconfig/core';
-import { createTestPki, InstantClock, tempDir } from '@podconfig/testing';
+import { createTestPki, InstantClock, processRunning, tempDir } from '@podconfig/testing';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ExecApiVersion, ExecPluginConfig } from './cluster-config.js';
@@ -207,14 +207,6 @@ describe(ExecCredentialPlugin.name, () => {
       await expect.poll(() => readFile(join(dir.path, 'started'), 'utf8').then(() => true, () => false), { timeout: 10_000 }).toBe(true);
       return Number(await readFile(join(dir.path, 'started'), 'utf8'));
     };
-    const alive = (pid: number) => (): boolean => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
 
     it.each([false, true])('close() kills a run in progress (ignoring SIGTERM: %s); its callers fail with PODCONFIG_AUTH_FAILED', async (trap) => {
       const hanging = await hangingPlugin(trap);
@@ -226,7 +218,7 @@ describe(ExecCredentialPlugin.name, () => {
         const err = await failure(pending);
         expect(err.message).toBe(`exec credential plugin ${hanging} stopped: the client was closed`);
         // The process itself is gone, not only its callers' wait.
-        await expect.poll(alive(pid), { timeout: 10_000 }).toBe(false);
+        await expect.poll(() => processRunning(pid), { timeout: 10_000 }).toBe(false);
       } finally {
         p.close();
       }
@@ -239,7 +231,7 @@ describe(ExecCredentialPlugin.name, () => {
       try {
         const err = await failure(p.get(signal));
         expect(err.message).toBe(`exec credential plugin ${hanging} did not finish within 300 ms`);
-        expect(alive(await started())()).toBe(false); // the run ended only once the plugin was gone
+        expect(await processRunning(await started())).toBe(false); // the run ended only once the plugin was gone
       } finally {
         p.close();
       }

@@ -9,4 +9,5 @@ export type { TestPki, PemPair } from './test-pki.js';
 export { FakeApiServer } from './fake-apiserver/fake-apiserver.js';
 export type { FakeApiServerOptions, FakeFault, FakeNode, FakeRequest, FakeWatchListSupport } from './fake-apiserver/fake-apiserver.js';
 export { seededRandom } from './seeded-random.js';
+export { processRunning } from './process-running.js';
 export { sameHiddenClass } from './same-hidden-class.js';
