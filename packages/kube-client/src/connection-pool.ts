@@ -68,7 +68,7 @@ export class ConnectionPool {
       ...(identity === undefined ? {} : { cert: identity.cert, key: identity.key.reveal() }),
     };
     // undici's SOCKS5 agent sends an IP address as SNI (RFC 6066 forbids it): ours sends host names only.
-    if (proxyUrl?.protocol === 'socks5:') return new Agent({ connect: socks5Connector(proxyUrl, options) });
+    if (proxyUrl?.protocol === 'socks5:') return new Agent({ connect: this.#connecting.wrap(socks5Connector(proxyUrl, options)) });
     // Our CONNECT, not undici's ProxyAgent: one deadline for the proxy and TLS handshakes (its CONNECT waited up to
     // 300 s on a proxy that never answers), Proxy-Authorization for a user alone too, and a pending connect that
     // close() ends.

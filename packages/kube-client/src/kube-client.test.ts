@@ -813,6 +813,21 @@ describe(KubeClient.name, () => {
       await blackhole.allClosed(); // the tunnel's socket is closed, not left to the 10 s deadline
     }, 20_000);
 
+    it('ends a socks5 handshake still pending at close(), the proxy never answering', async () => {
+      const blackhole = await BlackholeServer.listen();
+      cleanups.push(() => blackhole.close());
+      const proxyUrl = new URL(`socks5://127.0.0.1:${new URL(blackhole.url).port}`);
+      const c = client(clusterConfig('https://kube.example:6443', { proxyUrl }));
+      const controller = new AbortController();
+      const accepted = blackhole.nextConnection();
+      const pending = c.getJSON('/api', q(), controller.signal);
+      await accepted;
+      controller.abort(new Error('shutdown'));
+      await expect(pending).rejects.toThrow('shutdown');
+      await c.close();
+      await blackhole.allClosed(); // our socket to the proxy, ended by close(), not by the 10 s handshake deadline
+    });
+
     it('gives the TLS handshake over a socks5 tunnel its time on the monotonic clock, whatever the wall clock does', async () => {
       const s = await serve(hello, { cert: pki.server.cert, key: pki.server.key });
       const proxy = await socks5Proxy();

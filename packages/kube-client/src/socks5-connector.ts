@@ -1,4 +1,4 @@
-import { isIP, type Socket } from 'node:net';
+import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { SocksClient } from 'socks';
 import type { buildConnector } from 'undici';
@@ -19,7 +19,7 @@ class Socks5Error extends Error {
  * an IP address: here SNI is `tls.servername` when given (`tls-server-name`), else the origin's
  * host name, and none for an IP address (RFC 6066; the certificate is still checked against the IP).
  */
-export function socks5Connector(proxy: URL, tls: ConnectionOptions): buildConnector.connector {
+export function socks5Connector(proxy: URL, tls: ConnectionOptions): (opts: buildConnector.Options, callback: buildConnector.Callback) => Socket | undefined {
   const userId = decodeURIComponent(proxy.username);
   const password = decodeURIComponent(proxy.password);
   const failure = (reason: string): Socks5Error => new Socks5Error(`SOCKS5 proxy ${proxy.host}: ${reason}`);
@@ -33,19 +33,45 @@ export function socks5Connector(proxy: URL, tls: ConnectionOptions): buildConnec
     }
     // performance.now(): a duration, which a wall-clock step (NTP) must not cut to nothing or stretch.
     const deadline = performance.now() + HANDSHAKE_TIMEOUT_MS;
-    SocksClient.createConnection({
-      proxy: { host: proxy.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.port) || 1080, type: 5, userId, password },
-      command: 'connect',
-      destination: { host, port },
-      timeout: HANDSHAKE_TIMEOUT_MS,
-    }).then(
-      ({ socket }) => {
-        if (opts.protocol !== 'https:') return void callback(null, socket);
-        secure(socket, host, deadline, callback);
-      },
-      // A `SocksClientError` carries its options, the password among them: only its message goes on.
-      (err: unknown) => callback(failure(socksReason(err, password)), null),
-    );
+    const proxyHost = proxy.hostname.replace(/^\[|\]$/g, '');
+    const proxyPort = Number(proxy.port) || 1080;
+    // Our own socket to the proxy, returned at once: the pool's ConnectingSockets can end it at close(), which a
+    // socket made inside the `socks` package would escape until its handshake timeout.
+    const raw = netConnect({ host: proxyHost, port: proxyPort });
+    let settled = false;
+    const done: buildConnector.Callback = (...args) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      callback(...args);
+    };
+    const timer = setTimeout(() => {
+      raw.destroy();
+      done(failure('handshake timed out'), null);
+    }, HANDSHAKE_TIMEOUT_MS);
+    const onConnectError = (err: Error): void => done(failure(err.message), null);
+    raw.once('error', onConnectError);
+    raw.once('connect', () => {
+      raw.off('error', onConnectError);
+      SocksClient.createConnection({
+        proxy: { host: proxyHost, port: proxyPort, type: 5, userId, password },
+        command: 'connect',
+        destination: { host, port },
+        timeout: Math.max(deadline - performance.now(), 1),
+        existing_socket: raw,
+      }).then(
+        ({ socket }) => {
+          if (opts.protocol !== 'https:') return void done(null, socket);
+          secure(socket, host, deadline, done);
+        },
+        // A `SocksClientError` carries its options, the password among them: only its message goes on.
+        (err: unknown) => {
+          raw.destroy();
+          done(failure(socksReason(err, password)), null);
+        },
+      );
+    });
+    return raw;
   };
 
   /** TLS over the tunnel; the certificate is checked against `servername`, else `host` (an IP address as one). */
