@@ -795,6 +795,19 @@ describe(KubeClient.name, () => {
       expect(err.message).not.toContain('proxy-secret');
     });
 
+    /** A request through `proxyUrl` (a blackhole) aborted once connected, then close(): resolves when every socket to it is closed. */
+    async function abortThenClose(blackhole: BlackholeServer, proxyUrl: URL): Promise<void> {
+      const c = client(clusterConfig('https://kube.example:6443', { proxyUrl }));
+      const controller = new AbortController();
+      const accepted = blackhole.nextConnection();
+      const pending = c.getJSON('/api', q(), controller.signal);
+      await accepted;
+      controller.abort(new Error('shutdown'));
+      await expect(pending).rejects.toThrow('shutdown');
+      await c.close();
+      await blackhole.allClosed();
+    }
+
     it('gives a proxy that never answers CONNECT 10 s, and close() ends a pending tunnel at once', async () => {
       const blackhole = await BlackholeServer.listen();
       cleanups.push(() => blackhole.close());
@@ -802,30 +815,14 @@ describe(KubeClient.name, () => {
       const err = await failure(client(clusterConfig('https://kube.example:6443', { proxyUrl })).getJSON('/api', q(), signal));
       expect(err.message).toContain('no tunnel to kube.example:6443 within 10000 ms');
 
-      const c = client(clusterConfig('https://kube.example:6443', { proxyUrl }));
-      const controller = new AbortController();
-      const accepted = blackhole.nextConnection();
-      const pending = c.getJSON('/api', q(), controller.signal);
-      await accepted;
-      controller.abort(new Error('shutdown'));
-      await expect(pending).rejects.toThrow('shutdown');
-      await c.close();
-      await blackhole.allClosed(); // the tunnel's socket is closed, not left to the 10 s deadline
+      await abortThenClose(blackhole, proxyUrl); // the tunnel's socket is closed, not left to the 10 s deadline
     }, 20_000);
 
     it('ends a socks5 handshake still pending at close(), the proxy never answering', async () => {
       const blackhole = await BlackholeServer.listen();
       cleanups.push(() => blackhole.close());
-      const proxyUrl = new URL(`socks5://127.0.0.1:${new URL(blackhole.url).port}`);
-      const c = client(clusterConfig('https://kube.example:6443', { proxyUrl }));
-      const controller = new AbortController();
-      const accepted = blackhole.nextConnection();
-      const pending = c.getJSON('/api', q(), controller.signal);
-      await accepted;
-      controller.abort(new Error('shutdown'));
-      await expect(pending).rejects.toThrow('shutdown');
-      await c.close();
-      await blackhole.allClosed(); // our socket to the proxy, ended by close(), not by the 10 s handshake deadline
+      // Our socket to the proxy, ended by close(), not by the 10 s handshake deadline.
+      await abortThenClose(blackhole, new URL(`socks5://127.0.0.1:${new URL(blackhole.url).port}`));
     });
 
     it('gives the TLS handshake over a socks5 tunnel its time on the monotonic clock, whatever the wall clock does', async () => {
