@@ -15,8 +15,8 @@ export interface UndeltaStoreOptions {
 /**
  * client-go's `UndeltaStore` (spec §4.2) over an immutable {@link PodSnapshot}: every replace and every
  * watch event pushes the full set once. `apply()` derives the next snapshot with `with()` / `without()` in
- * O(log N) and passes `changes = { base: previous, keys: {key} }` (decision D17; a delete also `removed`, the
- * DELETED event's object: the pod's last state); `replace()` passes the
+ * O(log N) and passes `changes = { base: previous, keys: {key} }` (decision D17; a delete also the DELETED
+ * event's object, the pod's last state, as `push`'s third argument); `replace()` passes the
  * keys that were added, removed or whose `resourceVersion` differs (an object's RV changes on every write),
  * except into an empty store (the first list), where every key is new: it passes no changes.
  */

@@ -14,6 +14,8 @@ describe(toAbsoluteForm.name, () => {
     expect(toAbsoluteForm({ origin: 'http://h', path: '/', headers: { 'x-tag': ['one', 'two'], skip: undefined, n: 1 } }, undefined).headers)
       .toEqual(['x-tag', 'one', 'x-tag', 'two', 'n', '1']);
     expect(toAbsoluteForm({ origin: 'http://h', path: '/', headers: new Map([['x-tag', 'one']]) }, undefined).headers).toEqual(['x-tag', 'one']);
+    expect(toAbsoluteForm({ origin: 'http://h', path: '/', headers: [['x-tag', 'one'], ['x-tag', ['two', 'three']]] }, undefined).headers)
+      .toEqual(['x-tag', 'one', 'x-tag', 'two', 'x-tag', 'three']);
   });
 
   it('adds the proxy\'s Proxy-Authorization unless the request sets one', () => {

@@ -24,7 +24,8 @@ export function toAbsoluteForm<T extends AbsoluteFormRequest>(request: T, author
 
 function flatHeaders(headers: unknown): string[] {
   if (headers === null || headers === undefined) return [];
-  if (Array.isArray(headers)) return headers.map(String);
+  // A flat list as it is; a list of [name, value] pairs is an iterable of pairs, like a Map's entries.
+  if (Array.isArray(headers) && headers.every((h) => typeof h === 'string')) return [...headers] as string[];
   const pairs: [string, unknown][] = typeof headers === 'object' && Symbol.iterator in headers
     ? [...(headers as Iterable<[string, unknown]>)]
     : Object.entries(headers);
