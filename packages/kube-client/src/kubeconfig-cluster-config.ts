@@ -48,8 +48,11 @@ export async function clusterConfigFromKubeconfig(config: MergedKubeconfig, cont
   const proxyUrl = c.proxyUrl === undefined ? undefined : parseProxyUrl(c.proxyUrl, clusterWhere);
   const u = user?.value;
   const hasCert = u !== undefined && (u.clientCertificate !== undefined || u.clientCertificateData !== undefined);
-  const server = parseServer(c.server, ca !== undefined || hasCert || c.insecureSkipTlsVerify, clusterWhere);
+  const server = parseServer(c.server, clusterWhere);
   const secure = server.protocol === 'https:';
+  if (!secure && (ca !== undefined || hasCert || c.insecureSkipTlsVerify)) {
+    warnings.push(`the TLS settings of ${clusterWhere} are not used: server ${server.origin} is plain http`);
+  }
   if (secure && c.insecureSkipTlsVerify && ca !== undefined) {
     throw invalid(`${clusterWhere}: specifying a root certificates file with the insecure flag is not allowed`);
   }
@@ -159,8 +162,11 @@ async function userAuth(
   if (u.authProvider !== undefined) {
     throw invalid(`${where}: auth-provider "${u.authProvider}" is not supported; use an exec credential plugin`);
   }
-  const hasBasic = u.username !== undefined || u.password !== undefined;
-  if (u.token !== undefined && hasBasic) {
+  // client-go counts a password alone as basic auth only when refusing it beside a token
+  // (`validateAuthInfo`); basic auth itself needs a username (`transport.Config.HasBasicAuth`), so a
+  // password alone sends nothing, and leaves a tokenFile or an exec plugin in charge.
+  const hasBasic = u.username !== undefined;
+  if (u.token !== undefined && (hasBasic || u.password !== undefined)) {
     throw invalid(`more than one authentication method found for ${where}; found [token basicAuth], only one is allowed`);
   }
   if (u.tokenFile !== undefined && hasBasic) {
@@ -183,7 +189,7 @@ async function userAuth(
     if (token === '') throw invalid(`tokenFile ${tokenFile} of ${where} is empty`);
     auth = { type: 'token', token: new Secret(token), tokenFile };
   } else if (hasBasic) {
-    auth = { type: 'basic', username: u.username ?? '', password: new Secret(u.password ?? '') };
+    auth = { type: 'basic', username: u.username, password: new Secret(u.password ?? '') };
   }
   if (exec !== undefined) {
     // client-go's exec authenticator steps aside when a token, basic auth or a client certificate is set.
@@ -250,19 +256,27 @@ function impersonation(u: KubeconfigUser, where: string): Impersonation | undefi
 }
 
 /**
- * client-go `DefaultServerURL`: a server without a scheme gets `https://` when TLS settings are
- * present, else `http://`; the query and fragment are dropped.
+ * client-go `DefaultServerURL` as `DirectClientConfig.ClientConfig()` calls it: a server without a
+ * scheme is `http://` (the TLS settings are not looked at yet when it decides, so they never count),
+ * and must then be a bare host:port; the query and fragment are dropped. A user:password in the URL
+ * is refused: Go would send it as basic auth in place of the user's credentials, over plain http too.
  */
-function parseServer(raw: string, tls: boolean, where: string): URL {
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `${tls ? 'https' : 'http'}://${raw}`;
+function parseServer(raw: string, where: string): URL {
+  const schemeless = !/^[a-z][a-z0-9+.-]*:\/\//i.test(raw);
   let url: URL;
   try {
-    url = new URL(withScheme);
+    url = new URL(schemeless ? `http://${raw}` : raw);
   } catch {
     throw invalid(`the server of ${where} is not a valid URL`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw invalid(`the server of ${where} must be an http or https URL`);
+  }
+  if (schemeless && url.pathname !== '/') {
+    throw invalid(`the server of ${where} must be a URL or a host:port pair: "${raw}"`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw invalid(`the server of ${where} carries a user:password: put credentials in the user's stanza`);
   }
   url.search = '';
   url.hash = '';

@@ -358,14 +358,48 @@ describe('loadClusterConfig()', () => {
     expect(config?.warnings).toEqual([`the credentials of user "u" in kubeconfig ${file} are not sent: server http://127.0.0.1:8080 is plain http`]);
   });
 
-  it('defaults a server without a scheme to https when TLS settings are present', async () => {
+  it('takes a server without a scheme as plain http, as kubectl does, TLS settings or not, and says they go unused', async () => {
     const file = await writeKubeconfig(join(dir.path, 'kc'), simple('127.0.0.1:6443'));
-    expect((await loadClusterConfig({ kubeconfig: file, env: {} }))?.server.href).toBe('https://127.0.0.1:6443/');
+    const config = await loadClusterConfig({ kubeconfig: file, env: {} });
+    expect(config?.server.href).toBe('http://127.0.0.1:6443/');
+    expect(config?.auth).toEqual({ type: 'none' });
+    expect(config?.warnings).toEqual([
+      `the TLS settings of cluster "c" in kubeconfig ${file} are not used: server http://127.0.0.1:6443 is plain http`,
+      `the credentials of user "u" in kubeconfig ${file} are not sent: server http://127.0.0.1:6443 is plain http`,
+    ]);
+  });
+
+  it('takes basic auth from a username, as client-go: a password alone sends nothing and leaves a tokenFile or exec plugin in charge', async () => {
+    const tokenFile = join(dir.path, 'token');
+    await writeFile(tokenFile, 'from-file\n');
+    const cases: [Record<string, unknown>, unknown][] = [
+      [{ password: 'pw' }, { type: 'none' }],
+      [{ username: 'bob' }, { type: 'basic', username: 'bob', password: expect.anything() as unknown }],
+      [{ password: 'pw', tokenFile }, { type: 'token', token: expect.anything() as unknown, tokenFile }],
+      [
+        { password: 'pw', exec: { command: '/bin/true', apiVersion: 'client.authentication.k8s.io/v1beta1' } },
+        { type: 'exec', exec: expect.objectContaining({ command: '/bin/true' }) as unknown },
+      ],
+    ];
+    for (const [user, auth] of cases) {
+      const file = await writeKubeconfig(join(dir.path, 'kc'), simple('https://127.0.0.1:6443', user));
+      const config = await loadClusterConfig({ kubeconfig: file, env: {} });
+      expect(config?.auth, JSON.stringify(user)).toEqual(auth);
+    }
+    const withToken = await loadClusterConfig({
+      kubeconfig: await writeKubeconfig(join(dir.path, 'kc'), simple('https://127.0.0.1:6443', { password: 'pw', tokenFile })),
+      env: {},
+    });
+    expect(withToken?.auth.type === 'token' && withToken.auth.token.reveal()).toBe('from-file');
   });
 
   it('rejects what client-go rejects: token with basic auth, CA with insecure, cert without key, bad exec settings', async () => {
     const cases: [Stanzas, string][] = [
       [simple('https://127.0.0.1:1', { token: 't', username: 'a', password: 'b' }), 'more than one authentication method found'],
+      [simple('https://127.0.0.1:1', { token: 't', password: 'b' }), 'more than one authentication method found'],
+      [simple('https://127.0.0.1:1', { tokenFile: 'f', username: 'a' }), 'username/password or bearer token may be set, but not both'],
+      [simple('127.0.0.1:6443/prefix'), 'must be a URL or a host:port pair: "127.0.0.1:6443/prefix"'],
+      [simple('https://bob:pw@127.0.0.1:6443'), 'carries a user:password: put credentials in the user\'s stanza'],
       [simple('https://127.0.0.1:1', { 'client-certificate-data': b64(pki.client.cert) }), 'client-key-data or client-key must be specified'],
       [simple('https://127.0.0.1:1', { exec: { command: 'x', apiVersion: 'client.authentication.k8s.io/v1alpha1' } }), 'invalid apiVersion'],
       [simple('https://127.0.0.1:1', { exec: { command: 'x', apiVersion: 'client.authentication.k8s.io/v1' } }), 'interactiveMode must be specified'],
