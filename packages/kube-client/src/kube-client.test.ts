@@ -11,7 +11,7 @@ import { pino, type Logger } from 'pino';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { stringify } from 'yaml';
 import type { ClusterConfig } from './cluster-config.js';
-import { KubeClient, MAX_REDIRECTS, MAX_RETRY_AFTER_RETRIES, type KubeClientOptions } from './kube-client.js';
+import { KubeClient, MAX_REDIRECTS, MAX_RETRY_AFTER_RETRIES, MAX_RETRY_AFTER_SECONDS, type KubeClientOptions } from './kube-client.js';
 import { loadClusterConfig } from './load-cluster-config.js';
 import { ScannedWatchEvent } from './scanned-watch-event.js';
 import { Secret } from './secret.js';
@@ -320,6 +320,17 @@ describe(KubeClient.name, () => {
       expect(err).toMatchObject({ statusCode: 429, reason: 'TooManyRequests', retryAfterSeconds: 3, retryable: true });
       expect(calls).toBe(MAX_RETRY_AFTER_RETRIES + 1);
       expect(clock.sleeps).toEqual(Array.from({ length: MAX_RETRY_AFTER_RETRIES }, () => 3000));
+    });
+
+    it(`waits at most ${MAX_RETRY_AFTER_SECONDS} s for one Retry-After, whatever the header says`, async () => {
+      let calls = 0;
+      const s = await serve((_req, res) => {
+        if (calls++ < 2) json(res, 503, status(503, 'ServiceUnavailable', 'busy'), { 'retry-after': '3600' });
+        else json(res, 200, { ok: true });
+      });
+      const clock = new InstantClock();
+      expect(await client(clusterConfig(s.url), { clock }).getJSON('/api', q(), signal)).toEqual({ ok: true });
+      expect(clock.sleeps).toEqual([MAX_RETRY_AFTER_SECONDS * 1000, MAX_RETRY_AFTER_SECONDS * 1000]);
     });
 
     it('does not retry a 5xx without Retry-After', async () => {

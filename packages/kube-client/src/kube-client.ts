@@ -46,6 +46,11 @@ export interface KubeClientOptions {
 export const MAX_REDIRECTS = 9;
 /** Retries of one request that the server answered 429 / 5xx with a `Retry-After` header. */
 export const MAX_RETRY_AFTER_RETRIES = 3;
+/**
+ * The longest one of those waits, whatever the header says: the reflector's own cap on a Retry-After (one
+ * backoff step). client-go waits the full value; a broken proxy's `3600` would hold a list three hours.
+ */
+export const MAX_RETRY_AFTER_SECONDS = 60;
 /** Extra time beyond a watch's `timeoutSeconds` before an idle stream counts as dead. */
 const WATCH_IDLE_GRACE_MS = 60_000;
 /** Error bodies beyond this are cut: a Status is small. */
@@ -194,7 +199,7 @@ export class KubeClient {
         retries++;
         await this.#discard(res);
         this.#log.debug({ method, path, statusCode: status, retryAfterSeconds: retryAfter, retry: retries }, 'server asked to retry later');
-        await this.#clock.sleep(retryAfter * 1000, signal);
+        await this.#clock.sleep(Math.min(retryAfter, MAX_RETRY_AFTER_SECONDS) * 1000, signal);
         signal.throwIfAborted();
         continue;
       }
