@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine } from './cli.js';
 import { SETTINGS } from './settings.js';
@@ -77,6 +79,16 @@ describe('parseCommandLine()', () => {
     for (const flag of ['--pod-manifest-path', '--file-check-frequency', '--sync-frequency', '--manifest-url', '--kubeconfig', '--handler', '--status-address']) {
       expect(r.output).toContain(flag);
     }
+  });
+
+  it('lists in --help only flags that have a row in the README.md flag table', async () => {
+    const r = parseCommandLine(['--help'], '1.2.3');
+    const flags = [...(r.kind === 'exit' ? r.output : '').matchAll(/^ {2}(?:-\w, )?(--[a-z-]+)/gm)].map((m) => m[1]!);
+    expect(flags).toContain('--version');
+    const readme = await readFile(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    const firstCells = readme.split('\n').filter((line) => line.startsWith('| `-')).map((line) => line.split(' | ')[0]!);
+    const missing = flags.filter((flag) => !firstCells.some((cell) => new RegExp(`\`${flag}[\` =]`).test(cell)));
+    expect(missing).toEqual([]);
   });
 
   it('exits 0 with the version for --version', () => {

@@ -1,5 +1,6 @@
 import { get as httpGet } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { Registry, Counter } from 'prom-client';
 import { request } from 'undici';
@@ -13,10 +14,15 @@ describe(StatusServer.name, () => {
     controller = new AbortController();
   });
 
-  const start = async (provider: StatusProvider): Promise<string> => {
+  const start = async (provider: StatusProvider, idleSocketMs?: number, logger = pino({ level: 'silent' })): Promise<string> => {
     const registry = new Registry();
     new Counter({ name: 'podconfig_test_total', help: 'a test counter', registers: [registry] }).inc(3);
-    const server = new StatusServer({ address: { host: '127.0.0.1', port: 0 }, registry, logger: pino({ level: 'silent' }) });
+    const server = new StatusServer({
+      address: { host: '127.0.0.1', port: 0 },
+      registry,
+      logger,
+      ...(idleSocketMs === undefined ? {} : { idleSocketMs }),
+    });
     const address = await server.start(provider, controller.signal);
     expect(address.address).toBe('127.0.0.1');
     return `http://127.0.0.1:${address.port}`;
@@ -116,6 +122,59 @@ describe(StatusServer.name, () => {
         for (const socket of stalled) socket.destroy();
       }
       await expect.poll(async () => (await get(`${base}/sources`)).status).toBe(200);
+    });
+
+    it('closes a connection that moves no bytes: a silent one, a reader that stalled; not one in use', async () => {
+      // 300 ms for the default 30 s (at 30 s, Node's own socket timeout, used before, never fired: the server's
+      // connection check, every 30 s, held it off; below the check's period it fires, so this cannot show that).
+      const big = { kind: 'PodList', items: [{ metadata: { name: 'x'.repeat(32 * 1024 * 1024) } }] };
+      const reaped: number[] = [];
+      const logs = new Writable({
+        write(chunk: Buffer, _encoding, done): void {
+          const line = JSON.parse(chunk.toString()) as { msg: string; remotePort?: number };
+          if (line.msg === 'closing a connection that moved no bytes' && line.remotePort !== undefined) reaped.push(line.remotePort);
+          done();
+        },
+      });
+      const base = await start({ ...provider([]), pods: () => big }, 300, pino({ level: 'debug' }, logs));
+      const port = Number(new URL(base).port);
+      const opened = (socket: Socket): Promise<number> => new Promise((resolve) => socket.once('connect', () => resolve(socket.localPort!)));
+      const silent = connect(port, '127.0.0.1');
+      const stalled = Array.from({ length: MAX_LARGE_RESPONSES }, () => {
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => {}); // reset by the server: it is cut with its response unread
+        socket.pause();
+        socket.write(`GET /pods HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+        return socket;
+      });
+      const ports = await Promise.all([silent, ...stalled].map(opened));
+      const busy = connect(port, '127.0.0.1');
+      let answers = 0;
+      busy.on('data', (chunk: Buffer) => {
+        answers += chunk.toString('latin1').split('HTTP/1.1 200').length - 1;
+      });
+      let busyClosed = false;
+      busy.once('close', () => {
+        busyClosed = true;
+      });
+      // A request every 50 ms over four idle periods: the connection in use stays open.
+      const requests = 24;
+      const inUse = (async (): Promise<void> => {
+        for (let i = 0; i < requests; i++) {
+          busy.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      })();
+      try {
+        await expect.poll(() => [...reaped].sort(), { timeout: 5_000 }).toEqual([...ports].sort());
+        // The stalled readers held every large response: with them cut, /sources answers again.
+        expect((await get(`${base}/sources`)).status).toBe(200);
+        await inUse;
+        await expect.poll(() => answers).toBe(requests);
+        expect(busyClosed).toBe(false);
+      } finally {
+        for (const socket of [silent, ...stalled, busy]) socket.destroy();
+      }
     });
 
     it('stops listening when the signal aborts', async () => {

@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { BlockList, isIP, type AddressInfo } from 'node:net';
+import { BlockList, isIP, type AddressInfo, type Socket } from 'node:net';
 import { ConfigInvalidError } from '@podconfig/core';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { StatusAddress } from './agent-config.js';
+import { IdleConnectionReaper } from './idle-connection-reaper.js';
 
 /** What the status server shows; the agent implements it. */
 export interface StatusProvider {
@@ -18,6 +19,8 @@ export interface StatusServerOptions {
   readonly address: StatusAddress;
   readonly registry: Registry;
   readonly logger: Logger;
+  /** A connection that moves no bytes this long is closed; default {@link IDLE_SOCKET_MS}. */
+  readonly idleSocketMs?: number;
 }
 
 /**
@@ -26,7 +29,7 @@ export interface StatusServerOptions {
  */
 export const MAX_LARGE_RESPONSES = 4;
 /** A connection that moves no bytes this long is closed (a reader that stalled holds a large response). */
-const IDLE_SOCKET_MS = 30_000;
+export const IDLE_SOCKET_MS = 30_000;
 
 /** Loopback names a browser can only have reached on purpose (`Host` checks against DNS rebinding). */
 function isLoopbackHost(host: string): boolean {
@@ -74,9 +77,15 @@ export class StatusServer {
     server.keepAliveTimeout = 5_000;
     server.headersTimeout = 10_000;
     server.requestTimeout = 10_000;
-    server.timeout = IDLE_SOCKET_MS;
+    const idleMs = this.#o.idleSocketMs ?? IDLE_SOCKET_MS;
+    const reaper = new IdleConnectionReaper(idleMs, (socket) => {
+      this.#log.debug({ remoteAddress: socket.remoteAddress, remotePort: socket.remotePort, idleMs }, 'closing a connection that moved no bytes');
+    });
+    server.on('connection', (socket: Socket) => reaper.track(socket));
+    server.once('close', () => reaper.close());
     await new Promise<void>((resolve, reject) => {
       const failed = (err: Error): void => {
+        reaper.close();
         // A taken port is the operator's to fix, like a bad flag value: name the address.
         const { host, port } = this.#o.address;
         reject(new ConfigInvalidError(`status server: cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${err.message}`, { cause: err }));
