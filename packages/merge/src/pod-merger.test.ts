@@ -324,6 +324,36 @@ describe(PodMerger.name, () => {
       expect(ops(out)).toEqual(['REMOVE:b,d', 'ADD:w,x,y,z', 'UPDATE:a,c']);
     });
 
+    it('orders a first ADD by creationTimestamp even against the names\' order (D15, 93)', () => {
+      const { merger } = newMerger();
+      const out = merger.merge(set([
+        makePod('a', { creationTimestamp: '2026-01-01T00:00:03Z' }),
+        makePod('b', { creationTimestamp: '2026-01-01T00:00:01Z' }),
+        makePod('c', { creationTimestamp: '2026-01-01T00:00:02Z' }),
+      ]));
+      expect(ops(out)).toEqual(['ADD:b,c,a']);
+    });
+
+    it('takes a changed deletionGracePeriodSeconds alone as a change: DELETE with the new grace (§6.2)', () => {
+      const { merger } = newMerger();
+      const deleting = withMeta(makePod('p'), { deletionTimestamp: '2026-01-01T00:00:00Z', deletionGracePeriodSeconds: 30 });
+      merger.merge(set([deleting], 'http'));
+      const now = withMeta(deleting, { deletionGracePeriodSeconds: 0 });
+      const out = merger.merge(set([now], 'http'));
+      expect(ops(out)).toEqual(['DELETE:p']);
+      expect(out[0]?.pods[0]?.metadata?.deletionGracePeriodSeconds).toBe(0);
+      expect(merger.pods('http')[0]?.metadata?.deletionGracePeriodSeconds).toBe(0);
+    });
+
+    it('keeps the stored pod\'s local annotations on an UPDATE whose pod lacks them (config.mirror, §6.2)', () => {
+      const { merger } = newMerger();
+      merger.merge(set([makePod('p', { annotations: { [ANNOTATIONS.configMirror]: 'x' } })], 'http'));
+      const out = merger.merge(set([makePod('p', { labels: { v: '2' } })], 'http'));
+      expect(ops(out)).toEqual(['UPDATE:p']);
+      expect(out[0]?.pods[0]?.metadata?.annotations?.[ANNOTATIONS.configMirror]).toBe('x');
+      expect(out[0]?.pods[0]?.metadata?.labels).toEqual({ v: '2' });
+    });
+
     it('keeps sources apart: same full name from two sources is ADDed by both, outputs never mix (86, §6.6)', () => {
       const { merger } = newMerger();
       const file = merger.merge(set([makePod('etcd', { uid: 'f' })], 'file'));
