@@ -417,14 +417,14 @@ describe(Reconciler.name, () => {
     it('kills with the grace period of the pod: deletion grace, then spec grace, then 30 seconds', async () => {
       const handler = new TestHandler('h');
       const h = start({ handlers: [handler], clock: new ManualClock() });
-      const pods = [
-        pod('a', { extra: (p) => ({ ...p, spec: { ...p.spec!, terminationGracePeriodSeconds: 12 } }) }),
-        pod('b'),
-      ];
+      const specGrace = (seconds: number) => (p: Pod): Pod => ({ ...p, spec: { ...p.spec!, terminationGracePeriodSeconds: seconds } });
+      const pods = [pod('a', { extra: specGrace(12) }), pod('b'), pod('c', { extra: specGrace(30) })];
       await h.feed.push('file', 'ADD', pods);
-      await h.feed.push('file', 'REMOVE', pods);
-      const kills = await handler.ended.count(2, (c) => c.op === 'kill');
-      expect(kills.map((c) => [c.name, c.gracePeriodSeconds])).toEqual([['a', 12], ['b', 30]]);
+      // c's REMOVE carries its last state: a force delete, grace 0, which wins over the spec's 30.
+      const forced = pod('c', { extra: (p) => ({ ...specGrace(30)(p), metadata: { ...p.metadata, deletionGracePeriodSeconds: 0 } }) });
+      await h.feed.push('file', 'REMOVE', [pods[0]!, pods[1]!, forced]);
+      const kills = await handler.ended.count(3, (c) => c.op === 'kill');
+      expect(kills.map((c) => [c.name, c.gracePeriodSeconds])).toEqual([['a', 12], ['b', 30], ['c', 0]]);
       await h.stop();
     });
 
@@ -706,6 +706,42 @@ describe(Reconciler.name, () => {
       await h.stop();
     });
 
+    it('with readiness all-sources, stops resyncing a removed pod while its kill waits (D10, checklist 92)', async () => {
+      const clock = new ManualClock();
+      const handler = new TestHandler('h');
+      const h = start({ handlers: [handler], clock, sources: ['file', 'api'], readiness: 'all-sources', syncFrequencyMs: 60_000, random: () => 0.25 });
+      await h.feed.push('file', 'ADD', [pod('p')]);
+      await handler.ended.count(1);
+      await clock.sleeping(67_500);
+      await h.feed.push('file', 'REMOVE', [pod('p')]);
+      expect(clock.pending()).not.toContain(67_500);
+      clock.advance(200_000);
+      expect(h.reconciler.pods().map((r) => [r.uid, r.handlers.h!.state])).toEqual([['uid-p', 'kill-deferred']]);
+      await h.feed.push('api', 'ADD', []);
+      await handler.ended.count(2);
+      expect(handler.seen()).toEqual(['uid-p:create', 'uid-p:removed']);
+      await h.stop();
+    });
+
+    it('with readiness all-sources, does not retry a failed sync of a pod removed while it ran; kills it once ready (D10)', async () => {
+      const clock = new ManualClock();
+      const handler = new TestHandler('h', 'hold');
+      const h = start({ handlers: [handler], clock, sources: ['file', 'api'], readiness: 'all-sources' });
+      await h.feed.push('file', 'ADD', [pod('p')]);
+      const create = await handler.calls.waitFor((c) => c.op === 'sync');
+      await h.feed.push('file', 'REMOVE', [pod('p')]);
+      create.fail(new Error('image pull failed'));
+      await handler.ended.count(1);
+      clock.advance(60_000);
+      expect(h.reconciler.pods().map((r) => [r.uid, r.handlers.h!.state])).toEqual([['uid-p', 'kill-deferred']]);
+      await h.feed.push('api', 'ADD', []);
+      const kill = await handler.calls.waitFor((c) => c.op === 'kill');
+      kill.finish();
+      await handler.ended.count(2);
+      expect(handler.seen()).toEqual(['uid-p:create', 'uid-p:removed']);
+      await h.stop();
+    });
+
     it('never blocks creates and updates on readiness', async () => {
       const handler = new TestHandler('h');
       const h = start({ handlers: [handler], clock: new ManualClock(), sources: ['file', 'http', 'api'], readiness: 'all-sources' });
@@ -835,6 +871,19 @@ describe(Reconciler.name, () => {
       expect(handler.calls.items.slice(7).map((c) => `${c.type}:${c.name}`)).toEqual(['create:a', 'removed:a']);
       expect(h.reconciler.pods()).toEqual([]);
       expect(handler.overlaps).toBe(0);
+      await h.stop();
+    });
+
+    it('hands over to the source that sent a pinned UID last when its newest sender removes it', async () => {
+      const handler = new TestHandler('h');
+      const h = start({ handlers: [handler], clock: new ManualClock(), sources: ['file', 'http', 'api'] });
+      await h.feed.push('file', 'ADD', [pod('a', { uid: 'pinned', v: 1 })]);
+      await h.feed.push('http', 'ADD', [pod('a', { uid: 'pinned', source: 'http', v: 2 })]);
+      await h.feed.push('api', 'ADD', [pod('a', { uid: 'pinned', source: 'api', v: 3 })]);
+      await h.feed.push('api', 'REMOVE', [pod('a', { uid: 'pinned', source: 'api', v: 3 })]);
+      await handler.ended.count(4);
+      expect(handler.calls.items.map((c) => `${c.type}:v${version(c)}`)).toEqual(['create:v1', 'create:v2', 'create:v3', 'update:v2']);
+      expect(h.reconciler.pods()).toMatchObject([{ uid: 'pinned', source: 'http', desired: true }]);
       await h.stop();
     });
 
@@ -1054,6 +1103,32 @@ describe(Reconciler.name, () => {
       await handler.lists.count(3);
       await h.stop();
       expect(handler.seen('kill')).toHaveLength(2);
+    });
+
+    it('does not create a pod again when its create succeeded while the orphan sweep was listing', async () => {
+      const clock = new ManualClock();
+      const lists = new Log<(pods: readonly ActualPod[]) => void>();
+      const handler = new (class extends TestHandler implements PodLister {
+        listPods(): Promise<readonly ActualPod[]> {
+          return new Promise((resolve) => lists.push(resolve));
+        }
+      })('h', 'hold');
+      const h = start({ handlers: [handler], clock, syncFrequencyMs: 60_000 });
+      await h.feed.push('file', 'ADD', [pod('a')]);
+      const create = await handler.calls.waitFor((c) => c.op === 'sync');
+      const [answer] = await lists.count(1);
+      create.finish();
+      await handler.ended.count(1);
+      const minute = (ms: number): boolean => ms === 60_000; // call deadlines and the sweep's period
+      const asked = clock.requested.items.filter(minute).length;
+      answer!([]); // listed before the create ran: the pod is missing from it
+      // The sweep is over once it sleeps until the next one; that one lists again.
+      await clock.requested.count(asked + 1, minute);
+      clock.advance(60_000);
+      const [, next] = await lists.count(2);
+      expect(handler.seen()).toEqual(['uid-a:create']);
+      next!([{ uid: 'uid-a', namespace: 'default', name: 'a' }]);
+      await h.stop();
     });
 
     it('keeps cleaning up after an answer that is no list or holds null entries (plain JavaScript handlers)', async () => {
