@@ -112,6 +112,24 @@ describe(ExecSyncHandler.name, () => {
       expect((orphan as Error).message).toBe(`exec: ${command} exited with code 3 for kill of pod with uid u-orphan`);
     });
 
+    it('fails on every non-zero exit code, 1 and 255 too', async () => {
+      for (const code of [1, 2, 255]) {
+        const command = await script(`exit-${code}.sh`, `exit ${code}`);
+        await expect(handler({ command }).syncPod({ type: 'create', pod: makePod('a'), source: 'file', attempt: 1 }, signal))
+          .rejects.toMatchObject({ code: 'PODCONFIG_HANDLER_FAILED', message: expect.stringContaining(`exited with code ${code} `) as unknown });
+      }
+    });
+
+    it('gives its own PODCONFIG_* and POD_* variables precedence over configured ones of the same name', async () => {
+      const command = await script('env.sh', 'env > "$OUT/env.txt"');
+      const env = { OUT: tmp.path, PODCONFIG_OP: 'x', PODCONFIG_NODE_NAME: 'y', PODCONFIG_SOURCE: 'z', POD_NAME: 'w', POD_UID: 'v' };
+      await handler({ command, env }).syncPod({ type: 'update', pod: makePod('web', { uid: 'u-web' }), source: 'http', attempt: 1 }, signal);
+      const lines = (await readFile(join(tmp.path, 'env.txt'), 'utf8')).split('\n');
+      for (const line of ['PODCONFIG_OP=update', 'PODCONFIG_NODE_NAME=node-1', 'PODCONFIG_SOURCE=http', 'POD_NAME=web', 'POD_UID=u-web']) {
+        expect(lines).toContain(line);
+      }
+    });
+
     it('throws PODCONFIG_HANDLER_FAILED when the command dies from a signal', async () => {
       const command = await script('killed.sh', 'kill -9 $$');
       await expect(handler({ command }).syncPod({ type: 'create', pod: makePod('a'), source: 'file', attempt: 1 }, signal))
@@ -286,6 +304,17 @@ describe(ListingExecSyncHandler.name, () => {
       expect(env).toContain('PODCONFIG_OP=list');
       expect(env).toContain('PODCONFIG_NODE_NAME=node-1');
       expect(await readFile(join(tmp.path, 'arg.txt'), 'utf8')).toBe('--all');
+    });
+
+    it('runs the list command with PODCONFIG_OP=list whatever the configured environment says', async () => {
+      const file = join(tmp.path, 'list.sh');
+      await writeFile(file, '#!/bin/sh\nenv > "$OUT/env.txt"\necho "[]"\n', { mode: 0o755 });
+      const handler = new ListingExecSyncHandler({ command: '/bin/true', list: { command: file }, nodeName: 'node-1',
+        logger: pino({ level: 'silent' }), env: { OUT: tmp.path, PODCONFIG_OP: 'x', PODCONFIG_NODE_NAME: 'y' } });
+      expect(await handler.listPods(signal)).toEqual([]);
+      const env = (await readFile(join(tmp.path, 'env.txt'), 'utf8')).split('\n');
+      expect(env).toContain('PODCONFIG_OP=list');
+      expect(env).toContain('PODCONFIG_NODE_NAME=node-1');
     });
 
     it('throws PODCONFIG_HANDLER_FAILED when the output is not a JSON array of strings', async () => {

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
 import { PodConfigError } from '@podconfig/core';
 import { BlackholeServer, createTestPki, makePod, type PemPair } from '@podconfig/testing';
-import { WebhookSyncHandler, type WebhookSyncHandlerOptions } from './webhook-sync-handler.js';
+import { WEBHOOK_DEFAULT_TIMEOUT_MS, WebhookSyncHandler, type WebhookSyncHandlerOptions } from './webhook-sync-handler.js';
 
 interface Received {
   readonly method: string;
@@ -118,6 +118,13 @@ describe(WebhookSyncHandler.name, () => {
       expect((err as Error).message).toContain('timed out after 200 ms');
     });
 
+    it(`gives up on a silent server after ${WEBHOOK_DEFAULT_TIMEOUT_MS} ms by default`, { timeout: WEBHOOK_DEFAULT_TIMEOUT_MS + 10_000 }, async () => {
+      expect(WEBHOOK_DEFAULT_TIMEOUT_MS).toBe(10_000); // the default the handlers README and docs/handlers.md give
+      const server = await serve(() => undefined); // never answers
+      await expect(webhook({ url: new URL(`${server.origin}/hook`) }).syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal))
+        .rejects.toMatchObject({ code: 'PODCONFIG_HANDLER_TIMEOUT', message: expect.stringContaining(`timed out after ${WEBHOOK_DEFAULT_TIMEOUT_MS} ms`) as unknown });
+    });
+
     it('takes a 2xx status as delivered though the body trickles on: the call ends after timeoutMs of body', async () => {
       const server = await serve((_req, res) => {
         res.writeHead(200, { 'content-type': 'text/plain' });
@@ -206,6 +213,18 @@ describe(WebhookSyncHandler.name, () => {
       expect(rawHeaders[rawHeaders.findIndex((h) => h.toLowerCase() === 'authorization') + 1])
         .toBe(`Basic ${Buffer.from('agent:p@ss').toString('base64')}`);
       expect(path).toBe('/hook');
+    });
+
+    it('sends a configured authorization header alone, without the URL userinfo\'s Basic one', async () => {
+      const server = await serve(status(200));
+      const url = new URL(`${server.origin}/hook`);
+      url.username = 'agent';
+      url.password = 'secret';
+      await webhook({ url, headers: [['Authorization', 'Bearer t']] }).syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal);
+      const raw = server.requests[0]!.rawHeaders;
+      const authorization: string[] = [];
+      for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'authorization') authorization.push(raw[i + 1]!);
+      expect(authorization).toEqual(['Bearer t']);
     });
 
     it('keeps secrets in the URL and headers out of logs and errors', async () => {
