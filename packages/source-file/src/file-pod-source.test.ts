@@ -462,6 +462,25 @@ describe(FilePodSource.name, () => {
       expect(first.pods.has(key('a'))).toBe(true);
     });
 
+    it('waits a quiet period of 100 ms by default after a change before it scans (D3)', async () => {
+      const dir = await makeDir();
+      await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
+      const sleeps: number[] = [];
+      const clock: Clock = {
+        now: () => systemClock.now(),
+        monotonic: () => systemClock.monotonic(),
+        sleep: (ms, signal) => (sleeps.push(ms), systemClock.sleep(ms, signal)),
+      };
+      const { run, log } = start({ path: dir, clock });
+      expect(keys(await run.next())).toEqual([key('a')]);
+      const pending = run.next();
+      await log.waitFor(watchArmed);
+      const before = sleeps.length;
+      await writeFile(join(dir, 'b.yaml'), podManifestYaml('b'));
+      expect(keys(await pending)).toEqual([key('a'), key('b')]);
+      expect(sleeps.slice(before)).toContain(100);
+    });
+
     it('restarts the pod exactly once for an atomic replace through a dot-temp file (D3, #34)', async () => {
       const dir = await makeDir();
       const web = join(dir, 'web.yaml');
@@ -669,6 +688,24 @@ describe(FilePodSource.name, () => {
       await writeFile(join(dir, 'c.yaml'), podManifestYaml('c')); // and it watches the new directory's entries
       expect(keys(await run.next())).toEqual([key('b'), key('c')]);
       expect(msgs(log.lines, 'manifest path does not exist')).toHaveLength(1);
+    });
+
+    it('forgets the last good pods when the path goes: a manifest invalid in the new directory keeps none (D4, D5)', async () => {
+      const base = await makeDir();
+      const dir = join(base, 'manifests');
+      await mkdir(dir);
+      await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
+      const { run, log } = start({ path: dir });
+      expect(keys(await run.next())).toEqual([key('a')]);
+      await rm(dir, { recursive: true });
+      expect((await run.next()).pods.size).toBe(0);
+      await mkdir(dir);
+      await writeFile(join(dir, 'a.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: "a');
+      await writeFile(join(dir, 'b.yaml'), podManifestYaml('b'));
+      const { last } = await run.until((u) => u.pods.has(key('b')));
+      expect(keys(last)).toEqual([key('b')]);
+      const warn = await log.waitFor((l) => l.msg === 'manifest invalid' && l.file === join(dir, 'a.yaml'));
+      expect(warn.keptLastGood).toBe(false);
     });
 
     it('re-arms the watch when the directory is replaced between two scans (D5)', async () => {

@@ -289,8 +289,8 @@ describe(HttpPodSource.name, () => {
       expect([...update!.pods.keys()]).toEqual(['kube-system/web-node-a']);
     });
 
-    it('derives UIDs from the URL (path and query count, userinfo does not)', async () => {
-      const server = await serve([ok(A), ok(A), ok(A), ok(A)]);
+    it('derives UIDs from the URL (path and query count, userinfo and fragment do not)', async () => {
+      const server = await serve([ok(A), ok(A), ok(A), ok(A), ok(A)]);
       const uid = async (url: string): Promise<string | undefined> => {
         const [update] = await first(makeSource(url).source, 1);
         return update!.pods.toArray()[0]?.metadata?.uid;
@@ -299,6 +299,7 @@ describe(HttpPodSource.name, () => {
       expect(await uid(`${server.origin}/other`)).not.toBe(base);
       expect(await uid(`${server.origin}/pods?v=2`)).not.toBe(base);
       expect(await uid(`http://user:pw@127.0.0.1:${server.port}/pods`)).toBe(base);
+      expect(await uid(`${server.origin}/pods#section`)).toBe(base);
     });
 
     it('sends no SET when the body is unchanged, and polls periodMs after each completed poll', async () => {
