@@ -225,6 +225,36 @@ describe(Reflector.name, () => {
       expect(r.pushes).toHaveLength(1);
     });
 
+    it('retries a "too large resource version" list at once at RV "" with limit 500, without backoff (checklist 65)', async () => {
+      server.createPod(makePod('a', { nodeName: 'n1' }));
+      server.failNext('list', {
+        kind: 'status', code: 504, reason: 'Timeout', message: 'Timeout: Too large resource version: 10, current: 5',
+        causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      });
+      const r = start();
+      await watching(1);
+      expect(lists().map((l) => [l.status, q(l).resourceVersion, q(l).limit])).toEqual([
+        [504, '0', '500'],
+        [200, undefined, '500'],
+      ]);
+      expect(r.clock.sleeps).toEqual([]);
+      expect(r.pushes).toHaveLength(1);
+    });
+
+    it('lists at its last RV again once a list at RV "" has synced (the RV is available again)', async () => {
+      server.createPod(makePod('a', { nodeName: 'n1' }));
+      server.failNext('list', 410);
+      start();
+      await watching(1);
+      server.sendWatchError(410);
+      await watching(2);
+      expect(lists().map((l) => [l.status, q(l).resourceVersion, q(l).limit])).toEqual([
+        [410, '0', '500'],
+        [200, undefined, '500'],
+        [200, server.resourceVersion, undefined],
+      ]);
+    });
+
     it('pushes nothing while the list fails, and backs off 0.8 s doubling to 30 s (checklists 69, 74)', async () => {
       server.failNext('list', 403, { times: 8 });
       const r = start();
@@ -403,6 +433,47 @@ describe(Reflector.name, () => {
       expect(r.reflector.status()).toMatchObject({ relists: 1 });
     });
 
+    it('counts failed watch opens afresh after the relist they caused (D11)', async () => {
+      start();
+      await watching(1);
+      server.failNext('watch', 500, { times: 5 });
+      server.closeWatches();
+      await watching(7);
+      expect(lists()).toHaveLength(2);
+      // The watch after the relist ends at once without an event: one failed attempt, so a re-watch.
+      server.closeWatches({ bookmark: false });
+      await watching(8);
+      expect(lists()).toHaveLength(2);
+    });
+
+    it('ends a run of failed watch opens with a quiet stream that lived and ended: four more do not relist (D11, checklist 62)', async () => {
+      const r = start();
+      await watching(1);
+      server.failNext('watch', 500, { times: 4 });
+      server.closeWatches();
+      await watching(6);
+      r.clock.advance(2_000); // the sixth watch lives past the very short window, without an event
+      server.failNext('watch', 500, { times: 4 });
+      server.closeWatches({ bookmark: false });
+      await watching(11);
+      expect(watches().slice(6, 10).every((w) => w.status === 500)).toBe(true);
+      expect(lists()).toHaveLength(1);
+    });
+
+    it('ends a run of failed watch opens with a stream that lived and then broke: four more do not relist (D11)', async () => {
+      const r = start();
+      await watching(1);
+      server.failNext('watch', 500, { times: 4 });
+      server.closeWatches();
+      await watching(6);
+      r.clock.advance(2_000);
+      server.failNext('watch', 500, { times: 4 });
+      server.resetWatches();
+      await watching(11);
+      expect(watches().slice(6, 10).every((w) => w.status === 500)).toBe(true);
+      expect(lists()).toHaveLength(1);
+    });
+
     it('re-watches at the last RV after a reset mid-stream, without relisting (D11, checklist 68)', async () => {
       const r = start();
       await watching(1);
@@ -512,10 +583,14 @@ describe(Reflector.name, () => {
       server.resetWatches();
       await watching(5);
       expect(r.clock.sleeps).toEqual([800, 1600, 3200]);
-      r.clock.advance(120_000);
+      r.clock.advance(90_000); // not yet: the steps go on doubling
       server.resetWatches();
       await watching(6);
-      expect(r.clock.sleeps).toEqual([800, 1600, 3200, 800]);
+      expect(r.clock.sleeps).toEqual([800, 1600, 3200, 6400]);
+      r.clock.advance(120_000);
+      server.resetWatches();
+      await watching(7);
+      expect(r.clock.sleeps).toEqual([800, 1600, 3200, 6400, 800]);
     });
 
     it('returns on abort, closing the stream', async () => {

@@ -1,5 +1,6 @@
 import { PodConfigError, StatusError } from '@podconfig/core';
 import { describe, expect, it } from 'vitest';
+import { classifyError } from './classify-error.js';
 import { statusErrorFromObject } from './status-error-from-object.js';
 
 describe('statusErrorFromObject()', () => {
@@ -21,6 +22,19 @@ describe('statusErrorFromObject()', () => {
     expect(err.retryAfterSeconds).toBe(1);
     expect(err.isResourceVersionTooLarge).toBe(true);
     expect(err.retryable).toBe(true);
+  });
+
+  it('infers the code of every reason client-go knows when the Status has none: Expired is 410, so a relist', () => {
+    const codes = Object.fromEntries(['Expired', 'Gone', 'TooManyRequests', 'BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'Invalid',
+      'Timeout', 'ServerTimeout', 'InternalError', 'ServiceUnavailable', 'SomethingNew'].map((reason) => {
+      const err = statusErrorFromObject({ kind: 'Status', reason, message: 'm' }) as StatusError;
+      return [reason, err.statusCode];
+    }));
+    expect(codes).toEqual({
+      Expired: 410, Gone: 410, TooManyRequests: 429, BadRequest: 400, Unauthorized: 401, Forbidden: 403, NotFound: 404, Invalid: 422,
+      Timeout: 504, ServerTimeout: 500, InternalError: 500, ServiceUnavailable: 503, SomethingNew: 500,
+    });
+    expect(classifyError(statusErrorFromObject({ kind: 'Status', reason: 'Expired', message: 'too old resource version' }))).toBe('expired');
   });
 
   it('turns an ERROR object that is not a Status into PODCONFIG_WATCH_DECODE', () => {

@@ -382,9 +382,12 @@ export class FakeApiServer implements AsyncDisposable {
     }
   }
 
-  /** Ends every open watch normally, with a bookmark first where allowed (as at a timeout). */
-  closeWatches(): void {
-    for (const w of this.#watchers) this.#endWatch(w, true);
+  /**
+   * Ends every open watch normally, with a bookmark first where allowed (as at a timeout), or without one
+   * (`{ bookmark: false }`: as a server without bookmarks, or etcd's own watch, ends one).
+   */
+  closeWatches(options: { readonly bookmark?: boolean } = {}): void {
+    for (const w of this.#watchers) this.#endWatch(w, options.bookmark ?? true);
   }
 
   /** Writes a raw line (garbage, or any JSON) to every open watch. */
