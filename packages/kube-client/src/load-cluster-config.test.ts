@@ -393,6 +393,22 @@ describe('loadClusterConfig()', () => {
     expect(withToken?.auth.type === 'token' && withToken.auth.token.reveal()).toBe('from-file');
   });
 
+  it('leaves an exec plugin unused beside a client certificate, as client-go (cert auth turns the plugin off), and says so', async () => {
+    const user = {
+      'client-certificate-data': b64(pki.client.cert),
+      'client-key-data': b64(pki.client.key),
+      exec: { command: '/bin/true', apiVersion: 'client.authentication.k8s.io/v1beta1' },
+    };
+    const file = await writeKubeconfig(join(dir.path, 'kc'), simple('https://127.0.0.1:6443', user));
+    const config = await loadClusterConfig({ kubeconfig: file, env: {} });
+    // No token or basic auth either: only the certificate makes the plugin step aside.
+    expect(config?.auth).toEqual({ type: 'none' });
+    expect(config?.tls.clientCertificate?.cert).toBe(pki.client.cert);
+    expect(config?.warnings).toEqual([
+      `the exec plugin of user "u" in kubeconfig ${file} is not used: the user also has a token, basic auth or a client certificate`,
+    ]);
+  });
+
   it('rejects what client-go rejects: token with basic auth, CA with insecure, cert without key, bad exec settings', async () => {
     const cases: [Stanzas, string][] = [
       [simple('https://127.0.0.1:1', { token: 't', username: 'a', password: 'b' }), 'more than one authentication method found'],
