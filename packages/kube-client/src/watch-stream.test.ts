@@ -1,6 +1,6 @@
 import { PodConfigError } from '@podconfig/core';
 import { describe, expect, it } from 'vitest';
-import { WatchStream } from './watch-stream.js';
+import { MAX_WATCH_LINE_BYTES, WatchStream } from './watch-stream.js';
 
 interface Source {
   readonly chunks: AsyncIterator<Uint8Array>;
@@ -155,6 +155,23 @@ describe(WatchStream.name, () => {
       expect((err as Error).message).not.toContain('hunter2');
       expect(s.released()).toBe(1);
       expect(await w.next()).toEqual({ done: true, value: undefined });
+    });
+
+    it(`throws PODCONFIG_WATCH_DECODE for a line longer than ${MAX_WATCH_LINE_BYTES} bytes without reading on, and releases the body`, async () => {
+      // The start of a valid event, then a string that never ends: without the cap the stream would buffer all of it
+      // and, at the end of the body, take it for an unexpected EOF. One 1 MiB chunk, repeated, keeps memory small.
+      const head = Buffer.from('{"type":"ADDED","object":{"x":"');
+      const mib = Buffer.alloc(1024 * 1024, 'x');
+      const over = Math.floor((MAX_WATCH_LINE_BYTES - head.length) / mib.length) + 1; // the chunk that crosses the cap
+      const s = source([head, ...Array.from({ length: over + 8 }, () => mib)]);
+      const err = await collect(stream(s)).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(PodConfigError.is(err, 'PODCONFIG_WATCH_DECODE')).toBe(true);
+      expect((err as Error).message).toBe(`watch GET /api/v1/pods: line 1 is longer than ${MAX_WATCH_LINE_BYTES} bytes`);
+      expect(s.pulled()).toBe(1 + over);
+      expect(s.released()).toBe(1);
     });
 
     it('throws PODCONFIG_WATCH_DECODE for JSON that is not an event', async () => {
