@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type ServerOptions } from 'node:https';
 import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
@@ -1011,6 +1011,39 @@ describe(KubeClient.name, () => {
         await writeFile(tokenFile, 'tok-333');
         accepted = 'tok-333';
         expect(await c.getJSON('/', q(), signal)).toEqual({ authorization: 'Bearer tok-333' });
+      });
+
+      /** A token-file client whose server answers every request with the Authorization it got, past a first request with tok-1. */
+      async function tokenFileClient(): Promise<{ c: KubeClient; clock: InstantClock; tokenFile: string; lines: Record<string, unknown>[] }> {
+        const s = await serve((req, res) => json(res, 200, { authorization: req.headers.authorization ?? null }), { cert: pki.server.cert, key: pki.server.key });
+        const config = await load(s.url, { tokenFile: 'token' }, { token: 'tok-1\n' });
+        const clock = new InstantClock();
+        const { logger, lines } = capture();
+        const c = client(config, { clock, logger });
+        expect(await c.getJSON('/', q(), signal)).toEqual({ authorization: 'Bearer tok-1' });
+        return { c, clock, tokenFile: join(dir.path, 'token'), lines };
+      }
+
+      it('keeps the previous token while the token file is empty (a rotation half done), and takes the next one', async () => {
+        const { c, clock, tokenFile, lines } = await tokenFileClient();
+        await writeFile(tokenFile, '\n');
+        clock.advance(60_000);
+        expect(await c.getJSON('/', q(), signal)).toEqual({ authorization: 'Bearer tok-1' });
+        expect(lines.filter((l) => l.msg === 'token file is empty; keeping the previous token')).toHaveLength(1);
+        await writeFile(tokenFile, 'tok-2\n');
+        clock.advance(60_000);
+        expect(await c.getJSON('/', q(), signal)).toEqual({ authorization: 'Bearer tok-2' });
+      });
+
+      it('keeps the previous token while the token file cannot be read (deleted), and takes it again once back', async () => {
+        const { c, clock, tokenFile, lines } = await tokenFileClient();
+        await rm(tokenFile);
+        clock.advance(60_000);
+        expect(await c.getJSON('/', q(), signal)).toEqual({ authorization: 'Bearer tok-1' });
+        expect(lines.filter((l) => l.msg === 'token file cannot be read; keeping the previous token')).toHaveLength(1);
+        await writeFile(tokenFile, 'tok-2\n');
+        clock.advance(60_000);
+        expect(await c.getJSON('/', q(), signal)).toEqual({ authorization: 'Bearer tok-2' });
       });
 
       async function writePlugin(): Promise<string> {
