@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type ServerOptions } from 'node:https';
 import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
@@ -1094,6 +1094,29 @@ describe(KubeClient.name, () => {
           expect(await failure(c.getJSON('/', q(), signal))).toMatchObject({ statusCode: 401 });
         });
       }
+
+      it('runs the exec plugin once for two requests refused with the same old token: the second retries with the new one', async () => {
+        // Both requests are held until both arrived with tok-1; the first is refused, and the second only once the
+        // first came back with tok-2, so its 401 finds the credentials already replaced.
+        const held: ServerResponse[] = [];
+        const s = await serve((req, res) => {
+          if (req.headers.authorization === 'Bearer tok-1') {
+            held.push(res);
+            if (held.length === 2) json(held[0]!, 401, status(401, 'Unauthorized', 'Unauthorized'));
+            return;
+          }
+          json(res, 200, { authorization: req.headers.authorization ?? null });
+          if (req.headers.authorization === 'Bearer tok-2' && held[1]?.headersSent === false) json(held[1], 401, status(401, 'Unauthorized', 'Unauthorized'));
+        }, { cert: pki.server.cert, key: pki.server.key });
+        const apiVersion = 'client.authentication.k8s.io/v1';
+        const env = (path: string): { name: string; value: string }[] => [{ name: 'PLUGIN_DIR', value: path }, { name: 'APIV', value: apiVersion }];
+        const config = await load(s.url, (path) => ({ exec: { command: './bin/plugin', apiVersion, env: env(path), interactiveMode: 'Never' } }));
+        await writePlugin();
+        const c = client(config);
+        const answers = await Promise.all([c.getJSON('/a', q(), signal), c.getJSON('/b', q(), signal)]);
+        expect(answers).toEqual([{ authorization: 'Bearer tok-2' }, { authorization: 'Bearer tok-2' }]);
+        expect((await readFile(join(dir.path, 'count'), 'utf8')).trim()).toBe('2'); // the first run, and one after the 401s
+      });
 
       it('uses a client certificate from an exec plugin', async () => {
         const s = await serve(
