@@ -565,6 +565,21 @@ describe(KubeClient.name, () => {
       await closed;
     });
 
+    it("gives a quiet watch its timeoutSeconds (and a grace) between events, not the client's timeoutMs", async () => {
+      const timers: NodeJS.Timeout[] = [];
+      cleanups.push(async () => timers.forEach(clearTimeout));
+      const s = await serve((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.flushHeaders();
+        // Silent for longer than timeoutMs, well within timeoutSeconds: a watch with nothing to say. 2 s, not just
+        // over 200 ms: undici runs body timeouts on its fast timers (ticks of ~0.5 s), so a 200 ms one fires within ~1 s.
+        timers.push(setTimeout(() => res.end(`${JSON.stringify(events[0])}\n`), 2000));
+      });
+      const got: unknown[] = [];
+      for await (const e of await client(clusterConfig(s.url), { timeoutMs: 200 }).watchJSON('/api/v1/pods', q({ timeoutSeconds: '5' }), signal)) got.push(e);
+      expect(got).toEqual([events[0]]);
+    });
+
     it('throws a StatusError when the watch is refused, without retrying', async () => {
       let calls = 0;
       const s = await serve((_req, res) => {
