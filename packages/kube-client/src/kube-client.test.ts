@@ -294,6 +294,29 @@ describe(KubeClient.name, () => {
       expect(await message('/blank')).toBe('GET /blank: the server answered 500 without a Status (500 InternalError)');
     });
 
+    it('reads at most 1 MiB of an error body and drops the connection instead of reading the rest', async () => {
+      const total = 64 * 1024 * 1024;
+      const chunk = Buffer.alloc(64 * 1024, 'x');
+      let ended!: Promise<{ sent: number; finished: boolean }>;
+      const s = await serve(async (_req, res) => {
+        let sent = 0;
+        ended = new Promise((resolve) => res.on('close', () => resolve({ sent, finished: res.writableFinished })));
+        res.writeHead(500, { 'content-type': 'text/plain', 'content-length': String(total) });
+        while (sent < total && !res.destroyed) {
+          sent += chunk.length;
+          if (!res.write(chunk)) await Promise.race([once(res, 'drain'), ended]);
+        }
+        if (!res.destroyed) res.end();
+      });
+      const err = await failure(client(clusterConfig(s.url)).getJSON('/api', q(), signal));
+      expect(err).toBeInstanceOf(StatusError);
+      expect(err).toMatchObject({ statusCode: 500, reason: 'InternalError' });
+      // The server's last writes may sit in socket buffers, but it never gets to write the whole body.
+      const { sent, finished } = await ended;
+      expect(finished).toBe(false);
+      expect(sent).toBeLessThan(total);
+    });
+
     it('honours Retry-After on 429 and 503, then returns the answer', async () => {
       const replies: [number, string | undefined][] = [[429, '1'], [503, '2'], [200, undefined]];
       let calls = 0;
