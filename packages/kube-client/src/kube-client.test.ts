@@ -759,6 +759,19 @@ describe(KubeClient.name, () => {
       expect(err.message).toContain('ERR_TLS_CERT_ALTNAME_INVALID');
     });
 
+    it('sends tls-server-name, not the host name of the server URL, as SNI and checks the certificate against it', async () => {
+      // undici sends the request's host name as SNI unless told otherwise; an IP address (above) has none to send.
+      const s = await serve(hello, { cert: pki.server.cert, key: pki.server.key });
+      const url = `https://localhost:${new URL(s.url).port}`;
+      const good = client(clusterConfig(url, { tls: { ca: pki.ca.cert, insecureSkipVerify: false, serverName: 'kube.internal' } }));
+      expect(await good.getJSON('/', q(), signal)).toMatchObject({ servername: 'kube.internal' });
+      // localhost is in the certificate, but the check is against tls-server-name.
+      const bad = client(clusterConfig(url, { tls: { ca: pki.ca.cert, insecureSkipVerify: false, serverName: 'wrong.example' } }));
+      const err = await failure(bad.getJSON('/', q(), signal));
+      expect(err.code).toBe('PODCONFIG_TLS');
+      expect(err.message).toContain('ERR_TLS_CERT_ALTNAME_INVALID');
+    });
+
     /** An HTTP CONNECT proxy on 127.0.0.1 that logs each tunnel's target and Proxy-Authorization; `status` other than 200 refuses. */
     async function connectProxy(status = 200): Promise<{ port: number; connects: { target: string | undefined; auth: string | undefined }[] }> {
       const connects: { target: string | undefined; auth: string | undefined }[] = [];
