@@ -96,6 +96,23 @@ class ReflectorClock extends InstantClock {
   }
 }
 
+/**
+ * An InstantClock whose backoff sleeps (anything but {@link POLL_MS}, which waits like {@link ReflectorClock}'s) never
+ * end before their signal: a reflector that failed stays failed, for a test to look at.
+ */
+class BackoffHoldingClock extends InstantClock {
+  /** The sleeps held so far (backoff delays). */
+  readonly held: number[] = [];
+
+  override sleep(ms: number, signal: AbortSignal): Promise<void> {
+    if (ms !== POLL_MS) this.held.push(ms);
+    return new Promise((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+  }
+}
+
 const MANAGED_FIELDS = [
   { manager: 'kube-controller-manager', operation: 'Update', apiVersion: 'v1', time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': {} } } },
 ];
@@ -428,6 +445,22 @@ describe(ApiserverPodSource.name, () => {
       expect(status.lastError).toMatchObject({ code: 'PODCONFIG_SOURCE_UNAVAILABLE' });
       expect(status.details.events).toBe(0);
       expect(status).toMatchObject({ healthy: true, details: { connected: true } });
+    });
+
+    it('is not healthy while the node watch fails, though the pods are synced and watched', async () => {
+      const fake = await fakeServer();
+      fake.createPod(makePod('p1', { nodeName: NODE }));
+      fake.failNext('watch', 500, { when: isNodes });
+      const clock = new BackoffHoldingClock();
+      // LIST then WATCH: the node list opens the gate, the node watch after it fails.
+      const run = start(kubeClient(fake), { watchList: false, clock, nodeSyncPollMs: POLL_MS });
+      expect(keys(await run.next())).toEqual(['default/p1']);
+      // The node reflector listed (the gate opened), then its watch failed: it waits out its backoff.
+      await until(() => clock.held.length === 1);
+      await until(() => run.source.status().details.connected === true); // the pods' watch is open and taken
+      const status = run.source.status();
+      expect(status.lastError).toMatchObject({ code: 'PODCONFIG_API_STATUS' });
+      expect(status).toMatchObject({ healthy: false, details: { podsSynced: true, connected: true, nodeSynced: true } });
     });
 
     it('stops both reflectors and closes their watches when the signal aborts', async () => {
