@@ -498,6 +498,29 @@ describe(ApiserverPodSource.name, () => {
       expect(source.status().counters.errors).toBe(1);
     });
 
+    it('keeps the relists of an earlier updates() run in its counter', async () => {
+      const fake = await fakeServer();
+      const source = new ApiserverPodSource({ client: kubeClient(fake), nodeName: NODE, logger: silent, clock: new InstantClock() });
+      const first = new AbortController();
+      const updates = source.updates(first.signal);
+      await updates.next();
+      await fake.until(() => fake.openWatches === 2);
+      fake.sendWatchError(410);
+      await until(() => (source.status().counters.relists ?? 0) >= 1);
+      const relists = source.status().counters.relists ?? 0;
+      first.abort();
+      await updates.return();
+
+      const second = new AbortController();
+      const again = source.updates(second.signal);
+      cleanups.push(async () => {
+        second.abort();
+        await again.return();
+      });
+      await again.next();
+      expect(source.status().counters.relists).toBeGreaterThanOrEqual(relists);
+    });
+
     it('rethrows a reflector that fails outside its retry loop as PODCONFIG_INTERNAL, after stopping both', async () => {
       const fake = await fakeServer();
       fake.failNext('watch', 500, { times: 10, when: isPods });
