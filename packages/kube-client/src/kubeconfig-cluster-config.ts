@@ -273,7 +273,8 @@ function parseServer(raw: string, where: string): URL {
     throw invalid(`the server of ${where} must be an http or https URL`);
   }
   if (schemeless && url.pathname !== '/') {
-    throw invalid(`the server of ${where} must be a URL or a host:port pair: "${raw}"`);
+    // Not quoted: it may hold a user:password.
+    throw invalid(`the server of ${where} must be a URL or a host:port pair: without a scheme, it may not have a path`);
   }
   if (url.username !== '' || url.password !== '') {
     throw invalid(`the server of ${where} carries a user:password: put credentials in the user's stanza`);

@@ -367,6 +367,10 @@ describe('loadClusterConfig()', () => {
       `the TLS settings of cluster "c" in kubeconfig ${file} are not used: server http://127.0.0.1:6443 is plain http`,
       `the credentials of user "u" in kubeconfig ${file} are not sent: server http://127.0.0.1:6443 is plain http`,
     ]);
+    for (const server of ['bob:hunter2@127.0.0.1:6443/api', 'https://bob:hunter2@127.0.0.1:6443']) {
+      const err = await rejection(loadClusterConfig({ kubeconfig: await writeKubeconfig(join(dir.path, 'kc'), simple(server)), env: {} }));
+      expect(err.message).not.toContain('hunter2');
+    }
   });
 
   it('takes basic auth from a username, as client-go: a password alone sends nothing and leaves a tokenFile or exec plugin in charge', async () => {
@@ -414,7 +418,7 @@ describe('loadClusterConfig()', () => {
       [simple('https://127.0.0.1:1', { token: 't', username: 'a', password: 'b' }), 'more than one authentication method found'],
       [simple('https://127.0.0.1:1', { token: 't', password: 'b' }), 'more than one authentication method found'],
       [simple('https://127.0.0.1:1', { tokenFile: 'f', username: 'a' }), 'username/password or bearer token may be set, but not both'],
-      [simple('127.0.0.1:6443/prefix'), 'must be a URL or a host:port pair: "127.0.0.1:6443/prefix"'],
+      [simple('127.0.0.1:6443/prefix'), 'must be a URL or a host:port pair: without a scheme, it may not have a path'],
       [simple('https://bob:pw@127.0.0.1:6443'), 'carries a user:password: put credentials in the user\'s stanza'],
       [simple('https://127.0.0.1:1', { 'client-certificate-data': b64(pki.client.cert) }), 'client-key-data or client-key must be specified'],
       [simple('https://127.0.0.1:1', { exec: { command: 'x', apiVersion: 'client.authentication.k8s.io/v1alpha1' } }), 'invalid apiVersion'],
