@@ -239,6 +239,12 @@ describe(decodeFilePod.name, () => {
       expect(policy('localhost:5000/team/app:v2')).toBe('IfNotPresent');
     });
 
+    it('defaults dnsPolicy to ClusterFirst on the host network too (SetDefaults_PodSpec does not look at hostNetwork)', () => {
+      const pod = decodeFilePod(withExtra('  hostNetwork: true'), file('/m/web.yaml'));
+      expect(pod.spec?.hostNetwork).toBe(true);
+      expect(pod.spec?.dnsPolicy).toBe('ClusterFirst');
+    });
+
     it('keeps an explicit imagePullPolicy', () => {
       const pod = decodeFilePod(withExtra('    imagePullPolicy: Never'), file('/m/web.yaml'));
       expect(pod.spec?.containers[0]?.imagePullPolicy).toBe('Never');
