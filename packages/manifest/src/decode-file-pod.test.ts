@@ -330,6 +330,33 @@ describe(decodeFilePod.name, () => {
       expect(pod.metadata?.name).toBe('web-node-a');
     });
 
+    it('strips a UTF-8 byte order mark before JSON, given as bytes or as a string', () => {
+      // JSON.parse takes no BOM for whitespace: only a stripped one lets the text through the JSON path.
+      const json = JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web' }, spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } });
+      const plain = decodeFilePod(json, file('/m/web.json'));
+      const bytes = decodeFilePod(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(json)]), file('/m/web.json'));
+      const string = decodeFilePod(`\uFEFF${json}`, file('/m/web.json'));
+      expect(bytes.metadata?.uid).toBe(plain.metadata?.uid);
+      expect(string.metadata?.uid).toBe(plain.metadata?.uid);
+      expect(string).toEqual(plain);
+    });
+
+    it('reads CRLF line endings like LF: \\r is no control character to reject', () => {
+      const lf = decodeFilePod(withExtra('    args: ["a b", c]'), file('/m/web.yaml'));
+      const crlf = decodeFilePod(withExtra('    args: ["a b", c]').replaceAll('\n', '\r\n'), file('/m/web.yaml'));
+      expect(crlf.metadata?.uid).toBe(lf.metadata?.uid);
+      expect(crlf).toEqual(lf);
+    });
+
+    it('takes text starting with { after leading whitespace as JSON too: no trailing comma, the last of repeated keys wins', () => {
+      // As YAML flow style the trailing comma would be fine and the repeated key an error: JSON is the other way round.
+      const trailing = '\n{"apiVersion": "v1",\n "kind": "Pod",}';
+      expect(rejection(() => decodeFilePod(trailing, file('/m/x.json'))).reason).toBe('invalid JSON at line 3, column 16: Expected double-quoted property name');
+      const repeated = '\n  {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "first", "name": "web"},'
+        + ' "spec": {"containers": [{"name": "main", "image": "registry.k8s.io/pause:3.10"}]}}';
+      expect(decodeFilePod(repeated, file('/m/x.json')).metadata?.name).toBe('web-node-a');
+    });
+
     it('accepts a manifest of exactly MAX_MANIFEST_BYTES and rejects one byte more (checklist 16)', () => {
       const json = JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'big' }, spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } });
       const exact = json + ' '.repeat(MAX_MANIFEST_BYTES - json.length);
