@@ -26,6 +26,13 @@ describe(validatePod.name, () => {
       expect(validatePod(pod({}, { name: 'a.b-c' }))).toEqual([]);
     });
 
+    it('rejects empty labels and labels that start or end with a hyphen inside a dotted name', () => {
+      // Each dot-separated label is checked on its own: the dot may not sit next to another dot or a hyphen.
+      for (const name of ['a..b', 'a.-b', 'a-.b']) {
+        expect(validatePod(pod({}, { name }))).toEqual([expect.stringMatching(new RegExp(`^metadata\\.name: Invalid value: "${name.replaceAll('.', '\\.')}": a lowercase RFC 1123 subdomain`))]);
+      }
+    });
+
     it('requires a DNS-1123 label namespace', () => {
       expect(validatePod(pod({}, { namespace: 'kube.system' }))).toEqual([expect.stringMatching(/^metadata\.namespace: Invalid value: "kube\.system"/)]);
       expect(validatePod(pod({}, { namespace: 'n'.repeat(64) }))).toEqual([expect.stringMatching(/must be no more than 63 characters$/)]);
@@ -39,6 +46,16 @@ describe(validatePod.name, () => {
         expect.stringMatching(/^metadata\.labels\["good"\]: Invalid value: "not ok!": a valid label must be/),
         expect.stringMatching(/^metadata\.labels\["a\/b\/c"\]: Invalid value: "a\/b\/c": a qualified name/),
         expect.stringMatching(/^metadata\.labels\["Example\.com\/x"\]: Invalid value: "Example\.com\/x": prefix part a lowercase RFC 1123 subdomain/),
+      ]);
+    });
+
+    it('allows a key name part of 63 characters, not 64, with or without a prefix', () => {
+      const [ok, long] = ['k'.repeat(63), 'k'.repeat(64)];
+      expect(validatePod(pod({}, { labels: { [ok]: 'v', [`example.com/${ok}`]: 'v' }, annotations: { [ok]: 'v' } }))).toEqual([]);
+      expect(validatePod(pod({}, { labels: { [long]: 'v', [`example.com/${long}`]: 'v' }, annotations: { [long]: 'v' } }))).toEqual([
+        `metadata.labels["${long}"]: Invalid value: "${long}": name part must be no more than 63 characters`,
+        `metadata.labels["example.com/${long}"]: Invalid value: "example.com/${long}": name part must be no more than 63 characters`,
+        `metadata.annotations: Invalid value: "${long}": name part must be no more than 63 characters`,
       ]);
     });
 
@@ -124,6 +141,13 @@ describe(validatePod.name, () => {
       ]);
       expect(validatePod(pod({ hostNetwork: true, containers: [container('main', { ports: [{ containerPort: 80, hostPort: 8080, protocol: 'TCP' }] })] })))
         .toEqual(['spec.containers[0].ports[0].hostPort: Invalid value: 8080: must match `containerPort` when `hostNetwork` is true']);
+    });
+
+    it('accepts host port 65535 and rejects 65536', () => {
+      const hostPort = (port: number): string[] =>
+        validatePod(pod({ containers: [container('main', { ports: [{ containerPort: 80, hostPort: port, protocol: 'TCP' }] })] }));
+      expect(hostPort(65535)).toEqual([]);
+      expect(hostPort(65536)).toEqual(['spec.containers[0].ports[0].hostPort: Invalid value: 65536: must be between 1 and 65535, inclusive']);
     });
 
     it('checks env names and value/valueFrom exclusivity without quoting values', () => {
