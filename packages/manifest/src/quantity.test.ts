@@ -24,6 +24,11 @@ describe(quantityValue.name, () => {
     expect(quantityValue('500m')).toBe(0.5);
     expect(quantityValue('1Gi')).toBe(2 ** 30);
     expect(quantityValue('1G')).toBe(1e9);
+    // Binary suffixes are powers of 1024, not of 1000.
+    expect(quantityValue('1Ki')).toBe(1024);
+    expect(quantityValue('3Mi')).toBe(3 * 2 ** 20);
+    expect(quantityValue('1Ti')).toBe(2 ** 40);
+    expect(quantityValue('1Pi')).toBe(2 ** 50);
     expect(quantityValue('2e3')).toBe(2000);
     expect(quantityValue('-1k')).toBe(-1000);
     expect(quantityValue(3)).toBe(3);

@@ -174,6 +174,13 @@ describe(validatePod.name, () => {
       ]);
     });
 
+    it('compares binary-suffixed requests with plain limits in bytes: 1Ki is 1024, more than a limit of 1000', () => {
+      const memory = (request: string, limit: string): string[] =>
+        validatePod(pod({ containers: [container('main', { resources: { limits: { memory: limit }, requests: { memory: request } } })] }));
+      expect(memory('1Ki', '1024')).toEqual([]);
+      expect(memory('1Ki', '1000')).toEqual(['spec.containers[0].resources.requests["memory"]: Invalid value: "1Ki": must be less than or equal to memory limit of 1000']);
+    });
+
     it('requires non-negative probe numbers', () => {
       expect(validatePod(pod({ containers: [container('main', { readinessProbe: { exec: { command: ['true'] }, initialDelaySeconds: -1 } })] })))
         .toEqual(['spec.containers[0].readinessProbe.initialDelaySeconds: Invalid value: -1: must be greater than or equal to 0']);
