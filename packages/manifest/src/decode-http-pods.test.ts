@@ -88,6 +88,18 @@ describe(decodeHttpPods.name, () => {
       expect(sync.reason).toBe('items[1]: invalid pod: name is needed for the pod');
     });
 
+    it('names the item whose validation fails', () => {
+      const body = JSON.stringify({
+        apiVersion: 'v1', kind: 'PodList', items: [
+          { metadata: { name: 'ok' }, spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] } },
+          { metadata: { name: 'bad' }, spec: { containers: [{ name: 'Bad_Name', image: 'registry.k8s.io/pause:3.10' }] } },
+        ],
+      });
+      const err = rejection(() => decodeHttpPods(body, http()));
+      expect(err.code).toBe('PODCONFIG_MANIFEST_INVALID');
+      expect(err.reason.startsWith('items[1]: invalid pod: spec.containers[0].name: Invalid value: "Bad_Name"')).toBe(true);
+    });
+
     it('fails the whole body on a forbidden reference in any item', () => {
       const body = JSON.stringify({
         apiVersion: 'v1', kind: 'PodList', items: [
