@@ -64,6 +64,13 @@ describe(readManifestFile.name, () => {
     expect((await readManifestFile(path, signal)).length).toBe(MAX_MANIFEST_BYTES);
   });
 
+  it('rejects a file of MAX_MANIFEST_BYTES + 1 as too large', async () => {
+    const path = join(dir.path, 'one-over.yaml');
+    await writeFile(path, Buffer.alloc(MAX_MANIFEST_BYTES + 1, 0x20));
+    const err = await failure(readManifestFile(path, signal));
+    expect(err.code).toBe('PODCONFIG_MANIFEST_TOO_LARGE');
+  });
+
   it('rejects a 20 MiB file as too large', async () => {
     const path = join(dir.path, 'huge.yaml');
     await writeFile(path, '');
