@@ -29,7 +29,11 @@ describe(quantityValue.name, () => {
     expect(quantityValue('3Mi')).toBe(3 * 2 ** 20);
     expect(quantityValue('1Ti')).toBe(2 ** 40);
     expect(quantityValue('1Pi')).toBe(2 ** 50);
+    // E and Ei are suffixes, not exponents: an exponent has digits.
+    expect(quantityValue('1Ei')).toBe(2 ** 60);
+    expect(quantityValue('2E')).toBe(2e18);
     expect(quantityValue('2e3')).toBe(2000);
+    expect(quantityValue('1E-2')).toBe(0.01);
     expect(quantityValue('-1k')).toBe(-1000);
     expect(quantityValue(3)).toBe(3);
   });

@@ -21,7 +21,8 @@ export function quantityValue(value: string | number): number {
   const match = /^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(.*)$/.exec(value);
   if (match === null) return Number.NaN;
   const [, number = '', suffix = ''] = match;
-  if (/^[eE]/.test(suffix)) return Number(number) * 10 ** Number(suffix.slice(1));
+  // An exponent has digits: a bare `E` is exa and `Ei` exbi (read as exponents, 2E was 2 and 1Ei NaN).
+  if (/^[eE][+-]?[0-9]+$/.test(suffix)) return Number(number) * 10 ** Number(suffix.slice(1));
   const scale = SUFFIX_SCALE[suffix];
   return scale === undefined ? Number.NaN : Number(number) * scale;
 }

@@ -179,6 +179,14 @@ describe(validatePod.name, () => {
         validatePod(pod({ containers: [container('main', { resources: { limits: { memory: limit }, requests: { memory: request } } })] }));
       expect(memory('1Ki', '1024')).toEqual([]);
       expect(memory('1Ki', '1000')).toEqual(['spec.containers[0].resources.requests["memory"]: Invalid value: "1Ki": must be less than or equal to memory limit of 1000']);
+      // The exa suffixes: 2E and 1Ei are far more than 1G (they were read as 2 and NaN, and passed).
+      expect(memory('2E', '1G')).toEqual(['spec.containers[0].resources.requests["memory"]: Invalid value: "2E": must be less than or equal to memory limit of 1G']);
+      expect(memory('1Ei', '1Ki')).toEqual(['spec.containers[0].resources.requests["memory"]: Invalid value: "1Ei": must be less than or equal to memory limit of 1Ki']);
+    });
+
+    it('refuses a negative exa quantity', () => {
+      expect(validatePod(pod({ containers: [container('main', { resources: { requests: { memory: '-1Ei' } } })] })))
+        .toEqual(['spec.containers[0].resources.requests["memory"]: Invalid value: "-1Ei": must be greater than or equal to 0']);
     });
 
     it('requires non-negative probe numbers', () => {
