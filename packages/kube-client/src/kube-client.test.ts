@@ -1075,23 +1075,15 @@ describe(KubeClient.name, () => {
         return { c, clock, tokenFile: join(dir.path, 'token'), lines };
       }
 
-      it('keeps the previous token while the token file is empty (a rotation half done), and takes the next one', async () => {
+      it.each([
+        ['empty (a rotation half done)', (file: string) => writeFile(file, '\n'), 'token file is empty; keeping the previous token'],
+        ['unreadable (deleted)', (file: string) => rm(file), 'token file cannot be read; keeping the previous token'],
+      ])('keeps the previous token while the token file is %s, and takes the next one', async (_what, spoil, warning) => {
         const { c, clock, tokenFile, lines } = await tokenFileClient();
-        await writeFile(tokenFile, '\n');
+        await spoil(tokenFile);
         clock.advance(60_000);
         expect(await c.getJSON('/', q(), signal)).toEqual({ authorization: 'Bearer tok-1' });
-        expect(lines.filter((l) => l.msg === 'token file is empty; keeping the previous token')).toHaveLength(1);
-        await writeFile(tokenFile, 'tok-2\n');
-        clock.advance(60_000);
-        expect(await c.getJSON('/', q(), signal)).toEqual({ authorization: 'Bearer tok-2' });
-      });
-
-      it('keeps the previous token while the token file cannot be read (deleted), and takes it again once back', async () => {
-        const { c, clock, tokenFile, lines } = await tokenFileClient();
-        await rm(tokenFile);
-        clock.advance(60_000);
-        expect(await c.getJSON('/', q(), signal)).toEqual({ authorization: 'Bearer tok-1' });
-        expect(lines.filter((l) => l.msg === 'token file cannot be read; keeping the previous token')).toHaveLength(1);
+        expect(lines.filter((l) => l.msg === warning)).toHaveLength(1);
         await writeFile(tokenFile, 'tok-2\n');
         clock.advance(60_000);
         expect(await c.getJSON('/', q(), signal)).toEqual({ authorization: 'Bearer tok-2' });

@@ -99,6 +99,14 @@ async function makeDir(): Promise<string> {
   return dir.path;
 }
 
+/** A `manifests` directory (inside a temporary one, so it can be removed and made again) holding a.yaml. */
+async function manifestsDirWithA(): Promise<string> {
+  const dir = join(await makeDir(), 'manifests');
+  await mkdir(dir);
+  await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
+  return dir;
+}
+
 function start(
   options: Partial<FilePodSourceOptions> & { path: string },
 ): { source: FilePodSource; run: Run; log: LogRecorder } {
@@ -672,10 +680,7 @@ describe(FilePodSource.name, () => {
     });
 
     it('yields one empty SET when the directory is removed, and the pods through the re-armed watch when it is back (D5, #38)', async () => {
-      const base = await makeDir();
-      const dir = join(base, 'manifests');
-      await mkdir(dir);
-      await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
+      const dir = await manifestsDirWithA();
       const { run, source, log } = start({ path: dir });
       expect(keys(await run.next())).toEqual([key('a')]);
       await rm(dir, { recursive: true });
@@ -691,10 +696,7 @@ describe(FilePodSource.name, () => {
     });
 
     it('forgets the last good pods when the path goes: a manifest invalid in the new directory keeps none (D4, D5)', async () => {
-      const base = await makeDir();
-      const dir = join(base, 'manifests');
-      await mkdir(dir);
-      await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
+      const dir = await manifestsDirWithA();
       const { run, log } = start({ path: dir });
       expect(keys(await run.next())).toEqual([key('a')]);
       await rm(dir, { recursive: true });
@@ -709,10 +711,7 @@ describe(FilePodSource.name, () => {
     });
 
     it('re-arms the watch when the directory is replaced between two scans (D5)', async () => {
-      const base = await makeDir();
-      const dir = join(base, 'manifests');
-      await mkdir(dir);
-      await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
+      const dir = await manifestsDirWithA();
       const { run, log } = start({ path: dir });
       expect(keys(await run.next())).toEqual([key('a')]);
       const pending = run.until((u) => keys(u).join() === key('b'));
