@@ -216,3 +216,37 @@ describe('goDurationString()', () => {
       .toEqual(['500ms', '1.5s', '20s', '1m0s', '1m30s', '1h0m0s', '1h30m0.5s']);
   });
 });
+
+describe('resolveConfig() value edge cases', () => {
+  it('rejects a negative number of milliseconds from a library caller, which parseDuration never sees', () => {
+    // "-1s" is refused by the duration parser itself; a bare negative number only by the range check.
+    expect(invalid(() => resolveConfig({}, { fileCheckFrequency: -5 }, { durationsInMs: true }))).toBe('config field "fileCheckFrequency": must not be negative');
+    expect(invalid(() => resolveConfig({}, { shutdownTimeout: -1 }, { durationsInMs: true }))).toBe('config field "shutdownTimeout": must not be negative');
+  });
+
+  it('rejects --handler-timeout=0: a zero per-call timeout would fail every handler call', () => {
+    expect(invalid(() => resolveConfig({ 'handler-timeout': '0' }, {}))).toBe('--handler-timeout: must be greater than 0');
+    expect(invalid(() => resolveConfig({}, { handlerTimeout: '0s' }))).toBe('config field "handlerTimeout": must be greater than 0');
+  });
+
+  it('reads bool flag values case-insensitively, as Go\'s strconv.ParseBool takes True and FALSE', () => {
+    expect(resolveConfig({ 'watch-list': 'True' }, {}).watchList).toBe(true);
+    expect(resolveConfig({ 'watch-list': 'FALSE' }, {}).watchList).toBe(false);
+  });
+
+  it('refuses a file: --manifest-url, naming the flag (the http source only speaks http and https)', () => {
+    expect(invalid(() => resolveConfig({ 'manifest-url': 'file:///x' }, {})))
+      .toBe('--manifest-url: only http:// and https:// URLs are supported, got file:');
+  });
+
+  it('trims the name of a config-file handler entry, as it does a NAME[=ARG] flag', () => {
+    expect(resolveConfig({}, { handlers: [{ name: ' exec ', command: '/bin/true' }] }).handlers)
+      .toEqual([{ name: 'exec', options: { command: '/bin/true' }, origin: 'config field "handlers"[0]' }]);
+  });
+
+  it('takes a null config field (YAML ~ or null) as unset: the default applies, no "must be a string"', () => {
+    const c = resolveConfig({}, { staticPodPath: null, kubeconfig: null, syncFrequency: null }, { configFile: '/etc/c.yaml' });
+    expect([c.staticPodPath, c.kubeconfig, c.syncFrequencyMs]).toEqual([undefined, undefined, DEFAULTS.syncFrequencyMs]);
+    expect(c.origins).not.toHaveProperty('staticPodPath');
+  });
+});
