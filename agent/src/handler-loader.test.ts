@@ -29,6 +29,18 @@ describe('loadSyncHandler()', () => {
     expect(h.name).toBe('custom-n1-x');
   });
 
+  it.each(['plugin.mjs', 'plugin.js', 'plugin.cjs'])('loads a bare file name %s from the working directory, not as a package name', async (file) => {
+    // `--handler plugin.mjs` is what a user types for a file next to them; as a package name it would not be found.
+    const source = file.endsWith('.cjs')
+      ? 'module.exports = (ctx) => ({ name: `bare-${ctx.nodeName}`, async syncPod() {}, async killPod() {} });'
+      : 'export default (ctx) => ({ name: `bare-${ctx.nodeName}`, async syncPod() {}, async killPod() {} });';
+    // A .js file is ESM only under a package.json with "type": "module".
+    await writeFile(join(dir.path, 'package.json'), JSON.stringify({ type: 'module' }));
+    await writeFile(join(dir.path, file), source);
+    const h = await loadSyncHandler({ name: file, options: {} }, ctx());
+    expect(h.name).toBe('bare-n1');
+  });
+
   it.each([
     ['a missing module', './missing.mjs', undefined, 'cannot load module'],
     ['a module without a default export', './nodefault.mjs', 'export const x = 1;', 'must default-export a factory'],
