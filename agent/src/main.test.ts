@@ -2,7 +2,7 @@ import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PodConfigError } from '@podconfig/core';
+import { PodConfigError, type SyncHandler } from '@podconfig/core';
 import { tempDir } from '@podconfig/testing';
 import { createAgent } from './main.js';
 import { resolveConfig } from './settings.js';
@@ -83,6 +83,14 @@ describe('createAgent()', () => {
     });
     const agent = await createAgent(config, { logger: pino({ level: 'silent' }), signal: controller.signal, env: { HOME: dir.path } });
     expect(agent.handlerNames).toEqual(['log-2', 'log', 'log-3', 'log-4']);
+  });
+
+  it('reserves the names of library handler objects: a spec for the same built-in runs as "<name>-2"', async () => {
+    // The object's name is fixed (the library caller chose it); only the loaded spec can be renamed.
+    const object: SyncHandler = { name: 'log', async syncPod() {}, async killPod() {} };
+    const config = resolveConfig({ 'status-address': 'off', handler: ['log'] }, {});
+    const agent = await createAgent(config, { logger: pino({ level: 'silent' }), signal: controller.signal, env: { HOME: dir.path }, handlers: [object] });
+    expect([...agent.handlerNames].sort()).toEqual(['log', 'log-2']);
   });
 
   it.each<[{ kubeconfig?: string; context?: string }, string]>([
