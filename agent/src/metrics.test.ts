@@ -50,4 +50,30 @@ describe(AgentMetrics.name, () => {
     relists = 2;
     expect(await metrics.registry.metrics()).toContain('podconfig_source_events_total{source="api",event="relists"} 2');
   });
+
+  /** The value of one exposition line; exact, so 1700000000 does not match 1700000000000 as a substring would. */
+  const sample = (text: string, series: string): string | undefined =>
+    text.split('\n').find((line) => line.startsWith(`${series} `))?.slice(series.length + 1);
+
+  it('observes handler call durations in seconds: a 250 ms call sums to 0.25 and falls in the 0.5 bucket, not the 0.1 one', async () => {
+    const metrics = new AgentMetrics({ collectDefault: false });
+    metrics.handlerCall({ handler: 'exec', call: 'sync', outcome: 'success', durationMs: 250 });
+    const text = await metrics.registry.metrics();
+    expect(sample(text, 'podconfig_handler_call_duration_seconds_sum{handler="exec",call="sync"}')).toBe('0.25');
+    expect(sample(text, 'podconfig_handler_call_duration_seconds_bucket{le="0.1",handler="exec",call="sync"}')).toBe('0');
+    expect(sample(text, 'podconfig_handler_call_duration_seconds_bucket{le="0.5",handler="exec",call="sync"}')).toBe('1');
+  });
+
+  it('exports podconfig_source_ready 0 for a source not ready, and the last success time in Unix seconds', async () => {
+    const metrics = new AgentMetrics({ collectDefault: false });
+    const source: PodSource & StatusReporter = {
+      name: 'http',
+      async *updates() { yield { source: 'http', op: 'SET', pods: PodSnapshot.empty }; },
+      status: (): SourceStatus => ({ seen: false, healthy: true, pods: 0, lastSuccessTime: new Date(1_700_000_123_000), counters: {}, details: {} }),
+    };
+    metrics.watchSources([source], () => false);
+    const text = await metrics.registry.metrics();
+    expect(sample(text, 'podconfig_source_ready{source="http"}')).toBe('0');
+    expect(sample(text, 'podconfig_source_last_success_timestamp_seconds{source="http"}')).toBe('1700000123');
+  });
 });
