@@ -86,6 +86,18 @@ describe('podconfig-agent command line', () => {
     }
   });
 
+  it('serves the Node.js runtime metrics (process_*, nodejs_*) on /metrics: the CLI owns the process, a library embedder does not', async () => {
+    const a = await AgentProcess.start([]);
+    try {
+      const { status, body } = await a.get('/metrics');
+      expect(status).toBe(200);
+      expect(body).toMatch(/^process_cpu_seconds_total /m);
+      expect(body).toContain('podconfig_handler_calls_total');
+    } finally {
+      await a.stopWithin();
+    }
+  });
+
   it('exits 1 with a fatal JSON log line when the agent fails at run time (2 is for invalid input only)', async () => {
     const handler = join(tmp.path, 'broken.mjs');
     await writeFile(handler, [
