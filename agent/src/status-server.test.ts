@@ -59,6 +59,20 @@ describe(StatusServer.name, () => {
       expect(metrics.body).toContain('podconfig_test_total 3');
     });
 
+    it('serves /livez as the liveness check, as the kubelet does', async () => {
+      const base = await start(provider([]));
+      expect(await get(`${base}/livez`)).toMatchObject({ status: 200, body: 'ok\n' });
+    });
+
+    it('sends its text answers with x-content-type-options: nosniff, so a browser never reads one as HTML', async () => {
+      const base = await start(provider(['file']));
+      for (const path of ['/healthz', '/readyz', '/nope']) {
+        const res = await request(`${base}${path}`);
+        await res.body.dump();
+        expect([path, res.headers['x-content-type-options']]).toEqual([path, 'nosniff']);
+      }
+    });
+
     it('answers /readyz 200 when every source is ready, else 503 naming the others', async () => {
       const ready = ['file'];
       const base = await start({ ...provider([]), readiness: () => ({ configured: ['file', 'api'], ready, allReady: ready.length === 2 }) });
