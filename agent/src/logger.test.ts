@@ -51,6 +51,16 @@ describe('createRootLogger()', () => {
     expect(text.match(/\[REDACTED\]/g)).toHaveLength(4);
   });
 
+  it('redacts a kubeconfig client-key-data, top-level and one level down (a user entry logged by mistake)', () => {
+    const out = capture();
+    const logger = createRootLogger({ level: 'info', nodeName: 'n', destination: out.stream, pretty: false });
+    logger.info({ 'client-key-data': 'LS0tdG9wLWtleQ==' }, 'top');
+    logger.info({ user: { 'client-key-data': 'LS0tbmVzdGVkLWtleQ==', 'client-certificate-data': 'cert' } }, 'nested');
+    const [top, nested] = out.text().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(top!['client-key-data']).toBe('[REDACTED]');
+    expect(nested!['user']).toEqual({ 'client-key-data': '[REDACTED]', 'client-certificate-data': 'cert' });
+  });
+
   it('writes human-readable lines in pretty mode (used when stdout is a TTY)', () => {
     const out = capture();
     const logger = createRootLogger({ level: 'info', nodeName: 'n', destination: out.stream, pretty: true });
