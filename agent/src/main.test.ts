@@ -2,8 +2,9 @@ import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PodConfigError, type SyncHandler } from '@podconfig/core';
-import { tempDir } from '@podconfig/testing';
+import { PodConfigError, type Clock, type PodLister, type SyncHandler } from '@podconfig/core';
+import { FakeApiServer, makePod, podManifestYaml, tempDir } from '@podconfig/testing';
+import type { Agent } from './agent.js';
 import { createAgent } from './main.js';
 import { resolveConfig } from './settings.js';
 
@@ -132,5 +133,135 @@ describe('createAgent()', () => {
 
   it('rejects a handler that cannot be loaded, naming it', async () => {
     await expect(build({ handler: ['./no-such-plugin.mjs'] })).rejects.toThrow('handler "./no-such-plugin.mjs"');
+  });
+});
+
+/**
+ * Wall time as the system's, monotonic time frozen, and every sleep recorded and left pending until
+ * its signal aborts: what the agent's parts asked to wait for shows their settings (a token bucket's
+ * wait is 1000/qps, the orphan sweep's period is syncFrequency) without any time passing.
+ */
+class RecordingClock implements Clock {
+  readonly sleeps: number[] = [];
+  readonly #waiters: { pred: (ms: number) => boolean; resolve: () => void }[] = [];
+
+  now(): number {
+    return Date.now();
+  }
+
+  monotonic(): number {
+    return 0;
+  }
+
+  sleep(ms: number, signal: AbortSignal): Promise<void> {
+    this.sleeps.push(ms);
+    for (const w of this.#waiters.filter((x) => x.pred(ms))) w.resolve();
+    return new Promise((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+  }
+
+  /** Resolves once a sleep matching `pred` was asked for; fails after `timeoutMs`, listing the sleeps seen. */
+  async sleptFor(pred: (ms: number) => boolean, timeoutMs = 10_000): Promise<void> {
+    if (this.sleeps.some(pred)) return;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        this.#waiters.push({ pred, resolve });
+        timer = setTimeout(() => reject(new Error(`no matching sleep within ${timeoutMs} ms; slept for ${JSON.stringify(this.sleeps)}`)), timeoutMs);
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** Re-checks `check` until it holds (an observable outcome, not a sleep standing in for one). */
+async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('createAgent() hands the settings to the parts', () => {
+  const NODE = 'node-a';
+  let dir: { path: string; cleanup: () => Promise<void> };
+  let fake: FakeApiServer | undefined;
+  let stop: AbortController;
+  let running: Promise<void> | undefined;
+  beforeEach(async () => {
+    dir = await tempDir();
+    stop = new AbortController();
+  });
+  afterEach(async () => {
+    stop.abort();
+    await running;
+    running = undefined;
+    await fake?.close();
+    fake = undefined;
+    await dir.cleanup();
+  });
+
+  const apiKubeconfig = async (): Promise<string> => {
+    fake = await new FakeApiServer().start();
+    fake.createPod(makePod('p1', { nodeName: NODE }));
+    const path = join(dir.path, 'kubeconfig');
+    await writeFile(path, [
+      'apiVersion: v1', 'kind: Config', 'current-context: c',
+      `clusters: [{name: k, cluster: {server: "${fake.url}"}}]`,
+      'users: [{name: u, user: {}}]',
+      'contexts: [{name: c, context: {cluster: k, user: u}}]', '',
+    ].join('\n'));
+    return path;
+  };
+  const run = async (flags: Record<string, unknown>, o: { clock?: Clock; handlers?: SyncHandler[] } = {}): Promise<Agent> => {
+    const config = resolveConfig({ 'status-address': 'off', 'node-name': NODE, kubeconfig: '', ...flags }, {});
+    const agent = await createAgent(config, {
+      logger: pino({ level: 'silent' }), signal: stop.signal, env: { HOME: dir.path },
+      ...(o.clock === undefined ? {} : { clock: o.clock }), ...(o.handlers === undefined ? {} : { handlers: o.handlers }),
+    });
+    running = agent.run(stop.signal);
+    return agent;
+  };
+  const podNames = (agent: Agent): string[] =>
+    (agent.pods() as { items: { metadata: { name: string } }[] }).items.map((p) => p.metadata.name).sort();
+
+  it('gives --manifest-extensions to the file source: with .yaml, a .txt manifest is not read', async () => {
+    const manifests = join(dir.path, 'manifests');
+    await mkdir(manifests);
+    await writeFile(join(manifests, 'a.yaml'), podManifestYaml('a'));
+    await writeFile(join(manifests, 'b.txt'), podManifestYaml('b'));
+    const agent = await run({ 'pod-manifest-path': manifests, 'manifest-extensions': '.yaml' });
+    // Ready: the file source's first full scan was delivered and consumed.
+    await until(() => agent.readiness().ready.includes('file'), 'the file source ready');
+    expect(podNames(agent)).toEqual([`a-${NODE}`]);
+  });
+
+  it('gives --kube-api-qps (not --kube-api-burst) to the apiserver client: past the burst a request waits 1000/qps ms', async () => {
+    const clock = new RecordingClock();
+    // Burst 1: the node lookup takes the only token, so the pod LIST waits 1000/0.3 ms (1000 with qps = burst, 20 with the default 50).
+    await run({ kubeconfig: await apiKubeconfig(), 'kube-api-qps': '0.3', 'kube-api-burst': '1' }, { clock });
+    await clock.sleptFor((ms) => ms === 1000 / 0.3);
+  });
+
+  it('gives --watch-list=false to the apiserver source: the initial sync is a LIST without sendInitialEvents', async () => {
+    const agent = await run({ kubeconfig: await apiKubeconfig(), 'watch-list': 'false' });
+    await until(() => agent.readiness().ready.includes('api'), 'the api source ready');
+    const pods = (fake?.requests ?? []).filter((r) => r.path === '/api/v1/pods');
+    expect(pods[0]).toMatchObject({ method: 'GET', watch: false });
+    expect(pods.filter((r) => r.query.has('sendInitialEvents'))).toEqual([]);
+    expect(podNames(agent)).toEqual(['p1']);
+  });
+
+  it('gives the reconciler --sync-frequency, not --file-check-frequency: the orphan sweep of a lister handler waits syncFrequency', async () => {
+    const clock = new RecordingClock();
+    const lister = { name: 'lister', async syncPod() {}, async killPod() {}, async listPods() { return []; } } satisfies SyncHandler & PodLister;
+    await run({ 'sync-frequency': '7s', 'file-check-frequency': '13s' }, { clock, handlers: [lister] });
+    await clock.sleptFor((ms) => ms === 7_000 || ms === 13_000);
+    expect(clock.sleeps).toContain(7_000);
+    expect(clock.sleeps).not.toContain(13_000);
   });
 });
