@@ -51,6 +51,17 @@ describe('podConfigOptionsToConfig()', () => {
     }) as Error);
   });
 
+  it('leaves the status server off by default: an embedding process opens no port it did not ask for', () => {
+    expect(podConfigOptionsToConfig({ nodeName: NODE }).statusAddress).toBeUndefined();
+    expect(podConfigOptionsToConfig({ nodeName: NODE, statusAddress: '127.0.0.1:0' }).statusAddress).toEqual({ host: '127.0.0.1', port: 0 });
+  });
+
+  it('rejects a negative duration in milliseconds as invalid configuration', () => {
+    // A number is milliseconds for a library caller only; the duration-string parser never sees it.
+    expect(() => podConfigOptionsToConfig({ nodeName: NODE, fileCheckFrequency: -5 })).toThrow(new ConfigInvalidError('config field "fileCheckFrequency": must not be negative'));
+    expect(() => podConfigOptionsToConfig({ nodeName: NODE, shutdownTimeout: -1 })).toThrow(new ConfigInvalidError('config field "shutdownTimeout": must not be negative'));
+  });
+
   it('takes keepManagedFields (default false)', () => {
     expect(podConfigOptionsToConfig({ nodeName: NODE }).keepManagedFields).toBe(false);
     expect(podConfigOptionsToConfig({ nodeName: NODE, keepManagedFields: true }).keepManagedFields).toBe(true);
