@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -8,6 +10,8 @@ import {
 import { runPodConfig } from '@podconfig/agent';
 import { fixturePath, tempDir } from '@podconfig/testing';
 
+/** The built library entry, as an embedder imports it. */
+const AGENT_INDEX = fileURLToPath(new URL('../../agent/dist/index.js', import.meta.url));
 const NODE = 'lib-node';
 const STATIC_PODS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'].map((n) => `kube-system/${n}-${NODE}`);
 
@@ -94,6 +98,21 @@ describe(runPodConfig.name, () => {
         await running;
       }
       expect(handler.events.at(-1)).toBe('close');
+    });
+
+    it('writes nothing to stdout without a logger or logLevel: the embedding process owns its stdout', () => {
+      // A child process: pino's default destination writes to fd 1 directly, past any spy on process.stdout.
+      // The agent logs "agent started" and "agent stopped" at info, so any default level but silent would show here.
+      const script = [
+        `import { runPodConfig } from ${JSON.stringify(pathToFileURL(AGENT_INDEX).href)};`,
+        'const stop = new AbortController();',
+        `await runPodConfig({ nodeName: ${JSON.stringify(NODE)}, staticPodPath: ${JSON.stringify(fixturePath('static-pods'))},`,
+        `  env: { HOME: ${JSON.stringify(tmp.path)} }, onStarted: () => setImmediate(() => stop.abort()) }, stop.signal);`,
+        'process.stderr.write("stopped\\n");',
+      ].join('\n');
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+      expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: 'stopped\n' });
+      expect(r.stdout).toBe('');
     });
 
     it('rejects invalid options with PODCONFIG_CONFIG_INVALID before starting anything', async () => {
