@@ -56,6 +56,11 @@ describe('podConfigOptionsToConfig()', () => {
     expect(podConfigOptionsToConfig({ nodeName: NODE, statusAddress: '127.0.0.1:0' }).statusAddress).toEqual({ host: '127.0.0.1', port: 0 });
   });
 
+  it('says the log level it runs with by default: silent, as its default logger is', () => {
+    expect(podConfigOptionsToConfig({ nodeName: NODE }).logLevel).toBe('silent');
+    expect(podConfigOptionsToConfig({ nodeName: NODE, logLevel: 'debug' }).logLevel).toBe('debug');
+  });
+
   it('rejects a negative duration in milliseconds as invalid configuration', () => {
     // A number is milliseconds for a library caller only; the duration-string parser never sees it.
     expect(() => podConfigOptionsToConfig({ nodeName: NODE, fileCheckFrequency: -5 })).toThrow(new ConfigInvalidError('config field "fileCheckFrequency": must not be negative'));

@@ -117,7 +117,8 @@ export function podConfigOptionsToConfig(options: PodConfigOptions): AgentConfig
       throw new ConfigInvalidError(`option "handlers"[${i}]: a handler object needs a non-empty name, syncPod() and killPod()`);
     }
   });
-  const file: Record<string, unknown> = { statusAddress: 'off', ...fields };
+  // The library's defaults: no status server, no logs (runPodConfig's logger is silent unless given a level).
+  const file: Record<string, unknown> = { statusAddress: 'off', logLevel: 'silent', ...fields };
   // Only in-process handlers given: do not add the default `log` handler.
   file['handlers'] = specs.length > 0 || objects.length === 0 ? (specs.length > 0 ? specs : undefined) : [];
   return resolveConfig({}, file, { durationsInMs: true });
