@@ -518,6 +518,27 @@ describe(HttpPodSource.name, () => {
         const [update] = await first(source, 1);
         expect(names(update!)).toEqual(['a-node-a']);
       });
+
+      it('decodes x-gzip and a Content-Encoding in any case, as Go does', async () => {
+        const server = await serve([ok(gz(A), { 'content-encoding': 'x-gzip' }), ok(gz(B), { 'content-encoding': ' GZIP ' })]);
+        const { source } = makeSource(`${server.origin}/pods`, { readiness: 'first-success' });
+        const updates = await first(source, 2);
+        expect(updates.map(names)).toEqual([['a-node-a'], ['b-node-a']]);
+        expect(source.status().counters).toEqual({ polls_success: 2, polls_not_modified: 0, polls_error: 0 });
+      });
+    });
+
+    it('accepts a body of exactly maxBytes, with a Content-Length or streamed', async () => {
+      const body = A + ' '.repeat(64 * 1024 - A.length);
+      const streamed: Step = (_req, res) => {
+        res.writeHead(200);
+        res.end(body.replace('"a"', '"b"'));
+      };
+      const server = await serve([ok(body), streamed]);
+      const { source } = makeSource(`${server.origin}/pods`, { maxBytes: 64 * 1024, readiness: 'first-success' });
+      const updates = await first(source, 2);
+      expect(updates.map(names)).toEqual([['a-node-a'], ['b-node-a']]);
+      expect(source.status().counters.polls_error).toBe(0);
     });
 
     it('restores the pods when a body returns after an empty body (D7)', async () => {
@@ -595,6 +616,41 @@ describe(HttpPodSource.name, () => {
       expect(server.requests[0]!.url).toBe('/pods?x=1');
     });
 
+    it('lets a configured Authorization header replace the basic auth of the URL userinfo', async () => {
+      const server = await serve([ok(A)]);
+      const { source } = makeSource(`http://user:pw@127.0.0.1:${server.port}/pods`, { headers: [['Authorization', 'Bearer x']] });
+      await first(source, 1);
+      expect(server.requests[0]!.headers.filter(([name]) => name === 'authorization')).toEqual([['authorization', 'Bearer x']]);
+    });
+
+    it('leaves If-None-Match to a configured header, even once an ETag was applied', async () => {
+      const server = await serve([ok(A, { etag: '"a1"' }), ok(B, { etag: '"b1"' })]);
+      const { source } = makeSource(`${server.origin}/pods`, { headers: [['If-None-Match', '"pinned"']] });
+      await first(source, 2);
+      for (const request of server.requests) {
+        expect(request.headers.filter(([name]) => name === 'if-none-match')).toEqual([['if-none-match', '"pinned"']]);
+      }
+    });
+
+    it('treats a redirect status without a Location as the final answer (an HTTP status error)', async () => {
+      const server = await serve([ok(A), reply(302), ok(B)]);
+      const { source } = makeSource(`${server.origin}/pods`);
+      const updates = await first(source, 2);
+      expect(updates.map(names)).toEqual([['a-node-a'], ['b-node-a']]);
+      expect(server.requests.map((r) => r.url)).toEqual(['/pods', '/pods', '/pods']);
+      expect(source.status().lastError).toMatchObject({ code: 'PODCONFIG_HTTP_STATUS', message: `${server.origin}/pods: HTTP 302` });
+    });
+
+    it('accepts maxRedirects 0 and then follows no redirect', async () => {
+      const target = await serve([ok(A)]);
+      const server = await serve([redirect(`${target.origin}/pods`), ok(B)]);
+      const { source } = makeSource(`${server.origin}/pods`, { maxRedirects: 0, readiness: 'first-success' });
+      const [update] = await first(source, 1);
+      expect(names(update!)).toEqual(['b-node-a']);
+      expect(target.requests).toHaveLength(0);
+      expect(source.status().lastError?.code).toBe('PODCONFIG_REDIRECT');
+    });
+
     it('follows a same-scheme redirect with the configured headers', async () => {
       const server = await serve([redirect('/moved'), ok(A)]);
       const { source } = makeSource(`${server.origin}/pods`, { headers: [['x-key', 'k']] });
@@ -618,6 +674,17 @@ describe(HttpPodSource.name, () => {
       const sent = target.requests[0]!.headers.map(([name]) => name);
       expect(sent).toContain('x-key');
       expect(sent).not.toContain('authorization');
+    });
+
+    it('drops cookies on a redirect to another origin', async () => {
+      const target = await serve([ok(A)]);
+      const server = await serve([redirect(`${target.origin}/pods`)]);
+      const { source } = makeSource(`${server.origin}/pods`, { headers: [['Cookie', 'session=s'], ['x-key', 'k']] });
+      await first(source, 1);
+      expect(server.requests[0]!.headers).toContainEqual(['cookie', 'session=s']);
+      const sent = target.requests[0]!.headers.map(([name]) => name);
+      expect(sent).toContain('x-key');
+      expect(sent).not.toContain('cookie');
     });
 
     it('follows at most maxRedirects redirects', async () => {
@@ -1099,6 +1166,16 @@ describe(HttpPodSource.name, () => {
       expect(proxy.seen).toHaveLength(3);
     });
 
+    it('fails with PODCONFIG_TLS when the certificate does not name the host (through the tunnel)', async () => {
+      const server = await serve([ok(A), ok(A)], { cert: pki.server.cert, key: pki.server.key }); // 127.0.0.1 and localhost only
+      const proxy = await proxyTo(server.port);
+      const { source } = makeSource('https://manifests.test/pods', { ca: pki.ca.cert, env: { HTTPS_PROXY: proxy.url } });
+      const [grace] = await first(source, 1);
+      expect(grace!.pods.size).toBe(0);
+      expect(server.requests).toHaveLength(0);
+      expect(source.status().lastError).toMatchObject({ code: 'PODCONFIG_TLS', message: expect.stringContaining('https://manifests.test/pods: TLS failure') });
+    });
+
     it('keeps every value of a repeated header through the proxy, in absolute form and through the tunnel', async () => {
       const headers: [string, string][] = [['X-Tag', 'one'], ['X-Tag', 'two']];
       const plain = await serve([ok(A)]);
@@ -1186,6 +1263,20 @@ describe(HttpPodSource.name, () => {
           consecutiveFailures: 0,
         },
       });
+    });
+
+    it('reports no lastStatusCode after a poll that got no response', async () => {
+      const server = await serve([ok(A, { etag: '"a1"' }), drop, ok(B)]);
+      const seen: unknown[] = [];
+      const clock = new HookedClock(async () => {
+        seen.push(source.status().details.lastStatusCode);
+      });
+      const { source } = makeSource(`${server.origin}/pods`, { clock });
+      const updates = await first(source, 2);
+      expect(updates.map(names)).toEqual([['a-node-a'], ['b-node-a']]);
+      // Ahead of the sleep after poll 1 (a 200), then after poll 2 (the dropped connection).
+      expect(seen).toEqual([200, null]);
+      expect(source.status().details.lastStatusCode).toBe(200);
     });
 
     it('reports the applied response', async () => {
