@@ -208,6 +208,17 @@ describe(FilePodSource.name, () => {
       expect(source.status().details).toMatchObject({ mode: 'directory', ignored: 1, invalid: [] });
     });
 
+    it('logs a skipped dot-file at trace and other skipped entries at debug', async () => {
+      const dir = await makeDir();
+      await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
+      await writeFile(join(dir, '.hidden.yaml'), podManifestYaml('hidden'));
+      await writeFile(join(dir, 'a.yaml.bak'), podManifestYaml('backup'));
+      const { run, log } = start({ path: dir });
+      expect(keys(await run.next())).toEqual([key('a')]);
+      expect(msgs(log.lines, 'ignoring dot-file')).toMatchObject([{ level: 10, file: join(dir, '.hidden.yaml'), reason: 'dot-file' }]);
+      expect(msgs(log.lines, 'ignoring editor artefact')).toMatchObject([{ level: 20, file: join(dir, 'a.yaml.bak') }]);
+    });
+
     it('hashes the absolute file path into the UID, so a relative path gives the same UIDs (spec §1.3, D6)', async () => {
       const dir = await makeDir();
       await writeFile(join(dir, 'web.yaml'), podManifestYaml('web'));
@@ -693,6 +704,34 @@ describe(FilePodSource.name, () => {
       await writeFile(join(dir, 'c.yaml'), podManifestYaml('c')); // and it watches the new directory's entries
       expect(keys(await run.next())).toEqual([key('b'), key('c')]);
       expect(msgs(log.lines, 'manifest path does not exist')).toHaveLength(1);
+    });
+
+    it('reports the invalid file by its reason in details, and names the file in lastError', async () => {
+      const dir = await makeDir();
+      await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
+      await writeFile(join(dir, 'b.yaml'), INVALID_YAML);
+      await symlink(join(dir, 'nowhere'), join(dir, 'c.yaml'));
+      const { run, source } = start({ path: dir });
+      expect(keys(await run.next())).toEqual([key('a')]);
+      const { details, lastError } = source.status();
+      expect(details.invalid).toEqual([
+        { file: join(dir, 'b.yaml'), error: expect.any(String) },
+        { file: join(dir, 'c.yaml'), error: 'dangling symlink' },
+      ]);
+      expect((details.invalid as { error: string }[])[0]!.error).not.toContain(dir);
+      // The last invalid file reported: a plain error message gets the file in front.
+      expect(lastError).toMatchObject({ code: 'PODCONFIG_MANIFEST_INVALID', message: `${join(dir, 'c.yaml')}: dangling symlink` });
+    });
+
+    it('reports no ignored entries once the path is gone', async () => {
+      const dir = await manifestsDirWithA();
+      await writeFile(join(dir, '.hidden.yaml'), podManifestYaml('hidden'));
+      const { run, source } = start({ path: dir });
+      expect(keys(await run.next())).toEqual([key('a')]);
+      expect(source.status().details).toMatchObject({ ignored: 1 });
+      await rm(dir, { recursive: true });
+      expect((await run.next()).pods.size).toBe(0);
+      expect(source.status().details).toMatchObject({ mode: 'missing', ignored: 0, invalid: [], shadowed: [] });
     });
 
     it('forgets the last good pods when the path goes: a manifest invalid in the new directory keeps none (D4, D5)', async () => {

@@ -93,6 +93,19 @@ describe('scanManifestPath', () => {
     ]);
   });
 
+  it('skips a symlink to a FIFO without opening it', async () => {
+    const dir = await makeDir();
+    const elsewhere = await makeDir();
+    await promisify(execFile)('mkfifo', [join(elsewhere, 'fifo')]);
+    await symlink(join(elsewhere, 'fifo'), join(dir, 'a-fifo-link.yaml'));
+    await writeFile(join(dir, 'b.yaml'), podManifestYaml('b'));
+    const result = await scanManifestPath(dir, { filter, maxEntries: 10 }, signal);
+    if (result.mode !== 'directory') throw new Error(`expected a directory, got ${result.mode}`);
+    const seen: string[] = [];
+    for await (const entry of result.entries) seen.push(`${entry.file.slice(dir.length + 1)} ${entry.kind === 'skipped' ? entry.reason : text(entry)}`);
+    expect(seen).toEqual(['a-fifo-link.yaml not-regular', `b.yaml ${podManifestYaml('b')}`]);
+  });
+
   it('fails, reading nothing, when a directory has more entries to read than maxEntries; filtered names do not count', async () => {
     const dir = await makeDir();
     for (const name of ['a.yaml', 'b.yaml', 'c.yaml', '.x.yaml', 'd.yaml~']) await writeFile(join(dir, name), podManifestYaml('p'));
@@ -113,5 +126,7 @@ describe('scanManifestPath', () => {
     expect(result.mode).toBe('file');
     if (result.mode === 'file') expect(text(result.entries[0])).toBe(podManifestYaml('a'));
     expect(await scanManifestPath(join(dir, 'nope'), { filter, maxEntries: 1 }, signal)).toEqual({ mode: 'missing' });
+    // A path below a regular file (ENOTDIR) is missing too, not an error.
+    expect(await scanManifestPath(join(file, 'sub'), { filter, maxEntries: 1 }, signal)).toEqual({ mode: 'missing' });
   });
 });
