@@ -632,6 +632,16 @@ describe(HttpPodSource.name, () => {
       }
     });
 
+    it('leaves If-Modified-Since to a configured header, even once a Last-Modified was applied', async () => {
+      const pinned = 'Thu, 01 Jan 2026 00:00:00 GMT';
+      const server = await serve([ok(A, { 'last-modified': 'Wed, 21 Oct 2026 07:28:00 GMT' }), ok(B)]);
+      const { source } = makeSource(`${server.origin}/pods`, { headers: [['If-Modified-Since', pinned]] });
+      await first(source, 2);
+      for (const request of server.requests) {
+        expect(request.headers.filter(([name]) => name === 'if-modified-since')).toEqual([['if-modified-since', pinned]]);
+      }
+    });
+
     it('treats a redirect status without a Location as the final answer (an HTTP status error)', async () => {
       const server = await serve([ok(A), reply(302), ok(B)]);
       const { source } = makeSource(`${server.origin}/pods`);

@@ -52,6 +52,11 @@ describe('parseManifestUrlHeaders()', () => {
     expect(() => parseManifestUrlHeaders(['x-note:a\uD800b'])).toThrow("the value of header 'x-note' is not well-formed Unicode");
   });
 
+  it('accepts a tab inside a value (Go allows it), but no other control character', () => {
+    expect(parseManifestUrlHeaders(['x-list:a\tb'])).toEqual([['x-list', 'a\tb']]);
+    expect(() => parseManifestUrlHeaders(['x-list:a\u000bb'])).toThrow('contains control characters');
+  });
+
   it('throws naming the header, not the value, when a value holds control characters', () => {
     const parse = (): unknown => parseManifestUrlHeaders(['x-token:s3cr3t\u0000more']);
     expect(parse).toThrow("the value of header 'x-token' contains control characters");
