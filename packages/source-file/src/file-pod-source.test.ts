@@ -1037,6 +1037,15 @@ describe(FilePodSource.name, () => {
       expect(keys(await run.next())).toEqual([key('a'), key('b')]);
     });
 
+    it('counts a scan of an unusable path as an error', async () => {
+      const dir = await makeDir();
+      for (const name of ['a', 'b', 'c']) await writeFile(join(dir, `${name}.yaml`), podManifestYaml(name));
+      const { run, source } = start({ path: dir, maxManifests: 2 });
+      expect((await run.next()).pods.size).toBe(0);
+      // The generator is paused at the first SET: exactly one scan has run.
+      expect(source.status().counters).toMatchObject({ scans: 1, errors: 1, watch_errors: 0, invalid_files: 0 });
+    });
+
     it('trims trailing separators from the path', async () => {
       const dir = await makeDir();
       await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
