@@ -129,7 +129,7 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 async function readBody(res: Dispatcher.ResponseData, maxBytes: number, url: URL): Promise<Buffer> {
   const encoding = (header(res.headers, 'content-encoding') ?? 'identity').trim().toLowerCase();
   if (encoding !== 'gzip' && encoding !== 'x-gzip' && encoding !== 'identity' && encoding !== '') {
-    res.body.destroy();
+    abandon(res);
     throw new PodConfigError(
       'PODCONFIG_MANIFEST_INVALID',
       `${safeUrl(url)}: unsupported Content-Encoding (only gzip is decoded)`,
@@ -161,7 +161,7 @@ function tooLarge(url: URL, maxBytes: number): PodConfigError {
 async function readCapped(res: Dispatcher.ResponseData, limit: number, url: URL, maxBytes: number): Promise<Buffer> {
   const declared = Number(header(res.headers, 'content-length'));
   if (Number.isFinite(declared) && declared > limit) {
-    res.body.destroy();
+    abandon(res);
     throw tooLarge(url, maxBytes);
   }
   const chunks: Buffer[] = [];
@@ -169,13 +169,24 @@ async function readCapped(res: Dispatcher.ResponseData, limit: number, url: URL,
   for await (const chunk of res.body as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > limit) {
-      res.body.destroy();
+      abandon(res);
       throw tooLarge(url, maxBytes);
     }
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, size);
 }
+
+/**
+ * Drops a body we refuse. undici's body emits an 'error' (RequestAbortedError) when destroyed after the whole
+ * response had arrived: without a listener, that is an uncaught exception that ends the process.
+ */
+function abandon(res: Dispatcher.ResponseData): void {
+  res.body.on('error', ignoreError);
+  res.body.destroy();
+}
+
+function ignoreError(): void {}
 
 async function discard(res: Dispatcher.ResponseData, signal: AbortSignal): Promise<undefined> {
   await res.body.dump({ limit: DISCARD_LIMIT, signal });

@@ -846,6 +846,18 @@ describe(HttpPodSource.name, () => {
       });
     });
 
+    it('drops a whole body it refuses (over the cap, or in an encoding it does not decode) without an unhandled error', async () => {
+      // Small bodies arrive whole before they are refused: undici then reports the drop as an 'error' on the body,
+      // which, with no listener, ended the process.
+      const cap = B.length + 8;
+      const server = await serve([ok(A), ok(B, { 'content-encoding': 'br' }), ok(' '.repeat(cap + 1)), ok(B)]);
+      const { source, logs } = makeSource(`${server.origin}/pods`, { maxBytes: cap });
+      const updates = await first(source, 2);
+      expect(updates.map(names)).toEqual([['a-node-a'], ['b-node-a']]);
+      const errors = logs.entries().filter((e) => /manifest poll failed/.test(e.msg)).map((e) => (e.err as { code: string }).code);
+      expect(errors).toEqual(['PODCONFIG_MANIFEST_INVALID', 'PODCONFIG_BODY_TOO_LARGE']);
+    });
+
     it('rejects a body over the default 10 MiB cap', async () => {
       const server = await serve([ok(A), ok(Buffer.alloc(MAX_MANIFEST_BYTES + 1, 0x20)), ok(B)]);
       const { source } = makeSource(`${server.origin}/pods`);
