@@ -69,6 +69,26 @@ describe('coalescePodSets()', () => {
     expect([...update.removed!.keys()]).toEqual(['u99']);
   });
 
+  it('keeps twice the most pods a snapshot held, plus the newest removals, when the snapshots are not empty (D16)', () => {
+    const pods = PodSnapshot.from([makePod('a'), makePod('b')]).snapshot;
+    let update: PodSetUpdate = { source: 'api', op: 'SET', pods };
+    for (let i = 0; i < 20; i++) {
+      update = coalescePodSets(update, { source: 'api', op: 'SET', pods, removed: new Map([[`u${i}`, makePod(`p${i}`, { uid: `u${i}` })]]) });
+    }
+    // 2 · 2 pods + the 1 removal of the newest SET.
+    expect([...update.removed!.keys()]).toEqual(['u15', 'u16', 'u17', 'u18', 'u19']);
+  });
+
+  it('counts a UID removed again as the newest removal: its last state outlives older ones when the bound drops some (D16)', () => {
+    const pods = PodSnapshot.from([makePod('x')]).snapshot;
+    const removal = (uid: string, name: string): PodSetUpdate => ({ source: 'api', op: 'SET', pods, removed: new Map([[uid, makePod(name, { uid })]]) });
+    const again = removal('ua', 'a-again');
+    // At most 2 · 1 pod + 1 newest removal are kept.
+    const merged = [removal('ub', 'b'), removal('uc', 'c'), again, removal('ud', 'd')].reduce(coalescePodSets, removal('ua', 'a'));
+    expect([...merged.removed!.keys()]).toEqual(['uc', 'ua', 'ud']);
+    expect(merged.removed!.get('ua')).toBe(again.removed!.get('ua'));
+  });
+
   it('never modifies the key sets it was given', () => {
     const { sets } = chain(3);
     const originals = sets.map((s) => [...s.changes!.keys]);
