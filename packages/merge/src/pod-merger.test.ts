@@ -77,6 +77,18 @@ describe(PodMerger.name, () => {
       expect(out[2]?.pods[0]?.spec?.containers[0]?.image).toBe('nginx:2');
     });
 
+    it('emits REMOVE, ADD, UPDATE, DELETE and RECONCILE in that order for one SET that does all five (§6.2)', () => {
+      const { merger } = newMerger();
+      merger.merge(set([makePod('gone'), makePod('changed'), makePod('deleting'), makePod('status')], 'api'));
+      const out = merger.merge(set([
+        makePod('status', { phase: 'Running' }),
+        withMeta(makePod('deleting'), { deletionTimestamp: '2026-01-01T00:00:30Z', deletionGracePeriodSeconds: 30 }),
+        makePod('changed', { image: 'nginx:2' }),
+        makePod('new'),
+      ], 'api'));
+      expect(ops(out)).toEqual(['REMOVE:gone', 'ADD:new', 'UPDATE:changed', 'DELETE:deleting', 'RECONCILE:status']);
+    });
+
     it('emits only UPDATE when spec and status change together (78)', () => {
       const { merger } = newMerger();
       merger.merge(set([makePod('p')]));
