@@ -26,4 +26,14 @@ describe(sortForEmission.name, () => {
     expect(sorted).toBe(pods);
     expect(names(sorted)).toEqual(['a:2', 'a:3', 'b:1']);
   });
+
+  it('orders by full name even when creation times say otherwise: only ADDs go by creation (D15)', () => {
+    const pods = [
+      makePod('a', { uid: '1', creationTimestamp: '2026-01-01T00:00:03Z' }),
+      makePod('b', { uid: '2', creationTimestamp: '2026-01-01T00:00:02Z' }),
+      makePod('c', { uid: '3', creationTimestamp: '2026-01-01T00:00:01Z' }),
+    ];
+    expect(names(sortForEmission(pods, 'full-name'))).toEqual(['a:1', 'b:2', 'c:3']);
+    expect(names(sortForEmission(pods, 'creation'))).toEqual(['c:3', 'b:2', 'a:1']);
+  });
 });
