@@ -218,6 +218,22 @@ describe('mergeSources()', () => {
     expect(source.finished).toBe(true);
   });
 
+  it('returns without rethrowing a source failure when the consumer stops first: only an iteration that ends throws it', async () => {
+    const failure = new SourceUnavailableError('cannot reach the manifest URL');
+    const gate = deferred();
+    const failing = new ScriptedSource('http', async function* () {
+      yield setOf('http', ['a']);
+      await gate.promise;
+      throw failure;
+    });
+    const merged = mergeSources([failing], new AbortController().signal);
+    const first = await merged.next();
+    expect(names(first.done === true ? undefined : first.value)).toEqual(['a']);
+    gate.resolve();
+    while (!failing.finished) await new Promise((resolve) => setImmediate(resolve));
+    await expect(merged.return()).resolves.toEqual({ done: true, value: undefined });
+  });
+
   it('does not count an error thrown while stopping as a failure', async () => {
     const source = new ScriptedSource('file', async function* (signal) {
       yield setOf('file', ['a']);
