@@ -30,6 +30,13 @@ describe(deepFreeze.name, () => {
     expect(Object.isFrozen(pod.spec.containers[0])).toBe(true);
     expect(pod.status).toBe(status);
   });
+
+  it('trusts an object frozen by someone else to be frozen all the way down: it does not descend into it', () => {
+    const inner = { phase: 'Running' };
+    const shallow = Object.freeze({ inner });
+    deepFreeze({ status: shallow });
+    expect(Object.isFrozen(inner)).toBe(false);
+  });
 });
 
 describe(deepFreezeParsed.name, () => {
