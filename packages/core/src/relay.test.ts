@@ -76,6 +76,24 @@ describe(relay.name, () => {
     expect(log).toEqual(['source returned', 'finish stopped']);
   });
 
+  it('runs finish once when a next() waiting on the source rejects because the consumer returned', async () => {
+    const log: string[] = [];
+    let fail!: () => void;
+    const source: AsyncIterator<number, void, undefined> = {
+      next: () => new Promise((_resolve, reject) => { fail = () => reject(new Error('source stopped')); }),
+      return: () => { log.push('source returned'); fail(); return Promise.resolve({ done: true, value: undefined }); },
+    };
+    const relayed = relay(() => ({
+      source: { [Symbol.asyncIterator]: () => source },
+      finish: (how) => { log.push(`finish ${how}`); return Promise.resolve(); },
+    }));
+    const waiting = relayed.next().then(() => undefined, (e: unknown) => e);
+    await new Promise((resolve) => setImmediate(resolve));
+    await relayed.return();
+    expect(await waiting).toMatchObject({ message: 'source stopped' });
+    expect(log).toEqual(['source returned', 'finish stopped']);
+  });
+
   it('runs finish("stopped") when the source throws, then rejects with the source\'s error', async () => {
     const log: string[] = [];
     const relayed = relay(() => ({
