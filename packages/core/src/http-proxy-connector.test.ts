@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { httpProxyConnector } from './http-proxy-connector.js';
+import { basicAuthFromUserinfo, httpProxyConnector } from './http-proxy-connector.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -52,5 +52,12 @@ describe(httpProxyConnector.name, () => {
     const err = await tunnel(proxy.url, { hostname: 'kube.test', protocol: 'https:', port: '' });
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).message).toBe(`proxy ${proxy.url.host}: ${message}`);
+  });
+});
+
+describe(basicAuthFromUserinfo.name, () => {
+  it('sends a password without a user name, as Go does for any userinfo, and nothing without userinfo', () => {
+    expect(basicAuthFromUserinfo(new URL('http://:s%C3%A9cret@proxy.test:3128'))).toBe(`Basic ${Buffer.from(':sécret').toString('base64')}`);
+    expect(basicAuthFromUserinfo(new URL('http://proxy.test:3128'))).toBeUndefined();
   });
 });
