@@ -25,6 +25,18 @@ describe(runCommand.name, () => {
     await expect.poll(() => processRunning(child), { timeout: 10_000 }).toBe(false);
   });
 
+  it('reports a run that timed out as timed out, not aborted, when the signal aborts during the grace period', async () => {
+    const controller = new AbortController();
+    // The shell survives SIGTERM (its sleep does not) and says so; the abort comes after that, before the SIGKILL.
+    const result = await runCommand({
+      command: 'sh', args: ['-c', "trap 'echo term' TERM; echo ready; while :; do sleep 1; done"], env: { PATH: process.env['PATH'] },
+      stdin: '', timeoutMs: 200, killGraceMs: 500, stdoutLimit: 1024, stderrLimit: 1024,
+      onStdoutLine: (line) => { if (line === 'term') controller.abort(); },
+    }, controller.signal);
+    expect(controller.signal.aborted).toBe(true);
+    expect(result).toMatchObject({ timedOut: true, aborted: false, exitSignal: 'SIGKILL' });
+  });
+
   it('leaves nothing that holds the event loop once it resolved, the SIGKILL still due included', async () => {
     const controller = new AbortController();
     const run = runCommand({
