@@ -31,6 +31,7 @@ describe(EnvironmentProxy.name, () => {
     ['NO_PROXY punycode against unicode', { HTTP_PROXY: 'proxy', NO_PROXY: 'xn--fsq092h.com' }, 'http://www.示例.com', undefined],
     ['NO_PROXY *', { HTTPS_PROXY: 'p:1', NO_PROXY: '*' }, 'https://anything.tld/', undefined],
     ['no_proxy lowercase', { HTTPS_PROXY: 'p:1', no_proxy: 'anything.tld' }, 'https://anything.tld/', undefined],
+    ['NO_PROXY: names in any case', { HTTP_PROXY: 'proxy', NO_PROXY: 'Internal.Example.COM' }, 'http://api.internal.example.com/', undefined],
     ['NO_PROXY: a malformed entry ignored', { HTTP_PROXY: 'proxy', NO_PROXY: ':1' }, 'http://example.com/', 'http://proxy/'],
   ])('%s', (_, env, target, want) => {
     expect(proxyFor(env, target)).toBe(want);
