@@ -148,6 +148,17 @@ describe(PodMerger.name, () => {
       expect(out[0]?.pods[0]?.metadata?.ownerReferences).toBeUndefined();
     });
 
+    it('stamps every pod added by one SET with the same config.seen, however the clock moves meanwhile', () => {
+      const clock = new InstantClock();
+      const now = clock.now.bind(clock);
+      // A wall clock that moves on at every read.
+      clock.now = () => { const t = now(); clock.advance(1); return t; };
+      const { merger } = newMerger(clock);
+      const out = merger.merge(set([makePod('a'), makePod('b'), makePod('c')]));
+      const seen = new Set(out[0]?.pods.map((p) => p.metadata?.annotations?.[ANNOTATIONS.configSeen]));
+      expect(seen.size).toBe(1);
+    });
+
     it('stamps config.source and config.seen on ADD and keeps config.seen on UPDATE (83)', () => {
       const { merger, clock } = newMerger();
       const added = merger.merge(set([makePod('p')], 'http'))[0]?.pods[0];
@@ -304,6 +315,14 @@ describe(PodMerger.name, () => {
       expect(ops(out)).toEqual(['DELETE:p']);
       expect(out[0]?.pods[0]?.metadata?.deletionGracePeriodSeconds).toBe(30);
       expect(ops(merger.merge(set([makePod('q')], 'api')))).toEqual(['REMOVE:p']);
+    });
+
+    it('emits UPDATE, not DELETE, for a change whose pod has a null deletionTimestamp (decoded JSON)', () => {
+      const { merger } = newMerger();
+      merger.merge(set([makePod('p')], 'api'));
+      // The type says string | undefined; a decoded `"deletionTimestamp": null` is null all the same.
+      const changed = edit(makePod('p', { image: 'nginx:2' }), (p) => { (p.metadata as Record<string, unknown>)['deletionTimestamp'] = null; });
+      expect(ops(merger.merge(set([changed], 'api')))).toEqual(['UPDATE:p']);
     });
 
     it('emits DELETE again when a deleting pod gets a label change (89)', () => {
