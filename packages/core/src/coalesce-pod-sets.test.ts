@@ -89,6 +89,18 @@ describe('coalescePodSets()', () => {
     expect(merged.removed!.get('ua')).toBe(again.removed!.get('ua'));
   });
 
+  it('bounds the last states by the pending SET\'s base when it held more pods than the pending snapshot (D16)', () => {
+    const uid = (n: number): string => `u${n}`;
+    const removals = (from: number, to: number): Map<string, ReturnType<typeof makePod>> =>
+      new Map(Array.from({ length: to - from }, (_, i) => [uid(from + i), makePod(`p${from + i}`, { uid: uid(from + i) })]));
+    const base = PodSnapshot.from([makePod('a'), makePod('b'), makePod('c')]).snapshot;
+    const pods = base.without('default/b').without('default/c');
+    const pending: PodSetUpdate = { source: 'api', op: 'SET', pods, changes: { base, keys: new Set(['default/b', 'default/c']) }, removed: removals(0, 6) };
+    const merged = coalescePodSets(pending, { source: 'api', op: 'SET', pods, changes: { base: pods, keys: new Set() }, removed: removals(6, 7) });
+    // 2 · 3 pods (the base) + 1 newest removal: all 7 kept.
+    expect(merged.removed!.size).toBe(7);
+  });
+
   it('never modifies the key sets it was given', () => {
     const { sets } = chain(3);
     const originals = sets.map((s) => [...s.changes!.keys]);
