@@ -17,6 +17,10 @@ describe('formatSeenTimestamp()', () => {
     expect(formatTimestampWithOffset(Date.UTC(2026, 0, 1) + 1.25, 0)).toBe('2026-01-01T00:00:00.001250000Z');
   });
 
+  it('never rounds the sub-millisecond digits up into the next millisecond', () => {
+    expect(formatTimestampWithOffset(0.9999997, 0)).toBe('1970-01-01T00:00:00.000999999Z');
+  });
+
   it('uses the local zone of this process and round-trips through Date.parse', () => {
     for (const ms of [Date.UTC(2026, 0, 15, 12), Date.UTC(2026, 6, 15, 12), 0]) {
       const text = formatSeenTimestamp(ms);
