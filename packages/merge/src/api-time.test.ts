@@ -11,6 +11,10 @@ describe(parseApiTime.name, () => {
     for (const t of times) expect([t, parseApiTime(t)]).toEqual([t, Date.parse(t)]);
   });
 
+  it('refuses an hour past 23 as Date.parse does, not rolling it over into the next day', () => {
+    expect(parseApiTime('2026-01-01T24:30:00Z')).toBeNaN();
+  });
+
   it('agrees with Date.parse on 2,000 random canonical times', () => {
     const random = seededRandom(7);
     const two = (n: number): string => String(n).padStart(2, '0');
