@@ -51,6 +51,18 @@ const renamed = (stored: Pod, pod: Pod): boolean =>
   (stored.metadata?.namespace ?? '') !== (pod.metadata?.namespace ?? '');
 
 /**
+ * The pod a REMOVE carries: the stored one, brought up to the source's last state of it when the SET says what
+ * that was (a watch DELETED's object, same UID). A force delete's `deletionGracePeriodSeconds: 0` then reaches
+ * the kill even when the MODIFIED that set it coalesced with the DELETED (D16) and was never merged on its own.
+ */
+function lastState(stored: Pod, removedByUid: ReadonlyMap<string, Pod> | undefined, source: SourceName): Pod {
+  const last = removedByUid?.get(podUid(stored));
+  if (last === undefined) return stored;
+  const checked = checkAndUpdatePod(stored, last, source);
+  return checked.change === 'none' ? stored : checked.pod;
+}
+
+/**
  * The kubelet's podStorage (spec §6.2, §6.3) with decisions D14–D17. Synchronous, and pure apart
  * from its own state: it never modifies the pods of the snapshots it is given, but it deep-freezes
  * them, because its stored pods share their subtrees (a source must not modify a pod once pushed;
@@ -63,18 +75,6 @@ const renamed = (stored: Pod, pod: Pod): boolean =>
  * so that consumers cannot change its state (checklist 85); freezing gives that guarantee without a
  * copy per change, and lets every handler call share the same pod.
  */
-/**
- * The pod a REMOVE carries: the stored one, brought up to the source's last state of it when the SET says what
- * that was (a watch DELETED's object, same UID). A force delete's `deletionGracePeriodSeconds: 0` then reaches
- * the kill even when the MODIFIED that set it coalesced with the DELETED (D16) and was never merged on its own.
- */
-function lastState(stored: Pod, removedByUid: ReadonlyMap<string, Pod> | undefined, source: SourceName): Pod {
-  const last = removedByUid?.get(podUid(stored));
-  if (last === undefined) return stored;
-  const checked = checkAndUpdatePod(stored, last, source);
-  return checked.change === 'none' ? stored : checked.pod;
-}
-
 export class PodMerger {
   readonly #log: Logger;
   readonly #clock: Clock;
