@@ -115,7 +115,7 @@ describe('createAgent()', () => {
 
   it.each<[string, Record<string, unknown>, NodeJS.ProcessEnv, string]>([
     ['the api source', { kubeconfig: REMOTE }, { HTTPS_PROXY: 'ftp://proxy.corp' }, 'HTTPS_PROXY: not a proxy URL'],
-    ['the manifest URL', { 'manifest-url': 'http://manifests.example/pods' }, { http_proxy: 'socks5://proxy.corp' }, 'http_proxy: a socks5 proxy is not supported for the manifest URL'],
+    ['the manifest URL', { 'manifest-url': 'http://manifests.example/pods' }, { http_proxy: 'ftp://proxy.corp' }, 'http_proxy: not a proxy URL'],
   ])('rejects an unusable proxy variable for %s as invalid configuration, naming it', async (_, flags, env, message) => {
     const withFile = flags['kubeconfig'] === undefined ? flags : { ...flags, kubeconfig: await kubeconfig(REMOTE) };
     const err = await build(withFile, env).catch((e: unknown) => e);

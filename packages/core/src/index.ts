@@ -36,6 +36,7 @@ export {
   HttpProxyError, basicAuthFromUserinfo, httpProxyConnector, proxySocketConnector,
   type ConnectCallback, type ConnectTarget, type HttpProxyConnectorOptions, type SocketConnector,
 } from './http-proxy-connector.js';
+export { Socks5Error, socks5Connector, type Socks5ConnectorOptions, type Socks5SocketConnector } from './socks5-connector.js';
 export { toAbsoluteForm, type AbsoluteFormRequest } from './absolute-form.js';
 export { runCommand, type CommandResult, type RunCommandOptions } from './run-command.js';
 export { copyWith } from './copy-with.js';

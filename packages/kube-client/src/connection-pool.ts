@@ -1,9 +1,8 @@
-import { ConnectingSockets, basicAuthFromUserinfo, httpProxyConnector, proxySocketConnector, toAbsoluteForm } from '@podconfig/core';
+import { ConnectingSockets, basicAuthFromUserinfo, httpProxyConnector, proxySocketConnector, socks5Connector, toAbsoluteForm } from '@podconfig/core';
 import type { Logger } from 'pino';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { ClusterConfig } from './cluster-config.js';
 import type { TlsIdentity } from './authenticator.js';
-import { socks5Connector } from './socks5-connector.js';
 
 export interface ConnectionPoolOptions {
   readonly config: ClusterConfig;
@@ -68,7 +67,7 @@ export class ConnectionPool {
       ...(identity === undefined ? {} : { cert: identity.cert, key: identity.key.reveal() }),
     };
     // undici's SOCKS5 agent sends an IP address as SNI (RFC 6066 forbids it): ours sends host names only.
-    if (proxyUrl?.protocol === 'socks5:') return new Agent({ connect: this.#connecting.wrap(socks5Connector(proxyUrl, options)) });
+    if (proxyUrl?.protocol === 'socks5:') return new Agent({ connect: this.#connecting.wrap(socks5Connector(proxyUrl, { tls: options })) });
     // Our CONNECT, not undici's ProxyAgent: one deadline for the proxy and TLS handshakes (its CONNECT waited up to
     // 300 s on a proxy that never answers), Proxy-Authorization for a user alone too, and a pending connect that
     // close() ends.

@@ -2,11 +2,11 @@ import { once } from 'node:events';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type ServerOptions } from 'node:https';
-import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { PodConfigError, StatusError } from '@podconfig/core';
-import { BlackholeServer, createTestPki, InstantClock, tempDir, type TestPki } from '@podconfig/testing';
+import { BlackholeServer, createTestPki, InstantClock, Socks5Proxy, tempDir, type TestPki } from '@podconfig/testing';
 import { pino, type Logger } from 'pino';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { stringify } from 'yaml';
@@ -44,57 +44,6 @@ async function serve(handler: Handler, tls?: ServerOptions): Promise<TestServer>
   });
   const { port } = server.address() as AddressInfo;
   return { url: `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`, server };
-}
-
-/** A SOCKS5 proxy on 127.0.0.1 (RFC 1928 CONNECT, RFC 1929 user/password when `auth` is set) that logs each tunnel. */
-async function socks5Proxy(auth?: string): Promise<{ port: number; log: { auth: string | undefined; target: string }[] }> {
-  const log: { auth: string | undefined; target: string }[] = [];
-  const sockets = new Set<Socket>();
-  const read = async (socket: Socket, n: number): Promise<Buffer> => {
-    for (;;) {
-      const chunk = socket.read(n) as Buffer | null;
-      if (chunk !== null) return chunk;
-      await once(socket, 'readable');
-    }
-  };
-  const proxy = createNetServer((downstream) => {
-    sockets.add(downstream);
-    downstream.on('error', () => undefined);
-    void (async () => {
-      const [, methods = 0] = await read(downstream, 2);
-      const offered = [...(await read(downstream, methods))];
-      const method = auth === undefined ? 0 : 2;
-      if (!offered.includes(method)) return void downstream.end(Buffer.from([5, 0xff]));
-      downstream.write(Buffer.from([5, method]));
-      let user: string | undefined;
-      if (method === 2) {
-        const [, ulen = 0] = await read(downstream, 2);
-        const name = (await read(downstream, ulen)).toString();
-        const [plen = 0] = await read(downstream, 1);
-        user = `${name}:${(await read(downstream, plen)).toString()}`;
-        if (user !== auth) return void downstream.end(Buffer.from([1, 1]));
-        downstream.write(Buffer.from([1, 0]));
-      }
-      const [, , , type] = await read(downstream, 4);
-      const host = type === 1 ? [...(await read(downstream, 4))].join('.') : (await read(downstream, (await read(downstream, 1))[0] ?? 0)).toString();
-      const port = (await read(downstream, 2)).readUInt16BE(0);
-      log.push({ auth: user, target: `${host}:${port}` });
-      const upstream = connect(port, host, () => {
-        downstream.write(Buffer.from([5, 0, 0, 1, 127, 0, 0, 1, 0, 0]));
-        upstream.pipe(downstream).pipe(upstream);
-      });
-      sockets.add(upstream);
-      upstream.on('error', () => downstream.destroy());
-      downstream.on('close', () => upstream.destroy());
-    })().catch(() => downstream.destroy());
-  });
-  proxy.listen(0, '127.0.0.1');
-  await once(proxy, 'listening');
-  cleanups.push(async () => {
-    for (const socket of sockets) socket.destroy();
-    await new Promise((resolve) => proxy.close(resolve));
-  });
-  return { port: (proxy.address() as AddressInfo).port, log };
 }
 
 const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
@@ -889,8 +838,9 @@ describe(KubeClient.name, () => {
 
     it('gives the TLS handshake over a socks5 tunnel its time on the monotonic clock, whatever the wall clock does', async () => {
       const s = await serve(hello, { cert: pki.server.cert, key: pki.server.key });
-      const proxy = await socks5Proxy();
-      const proxyUrl = new URL(`socks5://127.0.0.1:${proxy.port}`);
+      const proxy = await Socks5Proxy.listen();
+      cleanups.push(() => proxy.close());
+      const proxyUrl = proxy.url();
       const wall = Date.now;
       let stepped = 0;
       // NTP gone wild: every wall-clock reading is an hour later than the one before.
@@ -901,8 +851,9 @@ describe(KubeClient.name, () => {
 
     it('tunnels through a socks5 proxy-url (with its credentials), sending SNI only for host names, and still verifies', async () => {
       const s = await serve(hello, { cert: pki.server.cert, key: pki.server.key });
-      const proxy = await socks5Proxy('su:sp');
-      const proxyUrl = new URL(`socks5://su:sp@127.0.0.1:${proxy.port}`);
+      const proxy = await Socks5Proxy.listen({ auth: 'su:sp' });
+      cleanups.push(() => proxy.close());
+      const proxyUrl = proxy.url('su:sp');
       const tls = { ca: pki.ca.cert, insecureSkipVerify: false };
       const port = new URL(s.url).port;
       // An IP address is no server name (RFC 6066): no SNI, but the certificate is checked against the IP.
@@ -912,14 +863,14 @@ describe(KubeClient.name, () => {
       });
       const named = client(clusterConfig(s.url, { tls: { ...tls, serverName: 'kube.internal' }, proxyUrl }));
       expect(await named.getJSON('/', q(), signal)).toMatchObject({ servername: 'kube.internal' });
-      expect(proxy.log).toEqual([
+      expect(proxy.tunnels).toEqual([
         { auth: 'su:sp', target: `127.0.0.1:${port}` },
         { auth: 'su:sp', target: `localhost:${port}` },
         { auth: 'su:sp', target: `127.0.0.1:${port}` },
       ]);
       const untrusted = client(clusterConfig(s.url, { tls: { ca: otherPki.ca.cert, insecureSkipVerify: false }, proxyUrl }));
       expect((await failure(untrusted.getJSON('/', q(), signal))).code).toBe('PODCONFIG_TLS');
-      const refused = client(clusterConfig(s.url, { tls, proxyUrl: new URL(`socks5://su:wrong@127.0.0.1:${proxy.port}`) }));
+      const refused = client(clusterConfig(s.url, { tls, proxyUrl: proxy.url('su:wrong') }));
       const err = await failure(refused.getJSON('/', q(), signal));
       expect(err).toMatchObject({ code: 'PODCONFIG_SOURCE_UNAVAILABLE', message: expect.stringContaining('user name or password refused') });
       expect(err.message).not.toContain('wrong');

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { ANNOTATIONS, ConfigInvalidError, type Clock, type PodSetUpdate } from '@podconfig/core';
 import { MAX_MANIFEST_BYTES, OFF_THREAD_MIN_BYTES } from '@podconfig/manifest';
-import { BlackholeServer, InstantClock, createTestPki, podManifestYaml, take, type TestPki } from '@podconfig/testing';
+import { BlackholeServer, InstantClock, Socks5Proxy, createTestPki, podManifestYaml, take, type TestPki } from '@podconfig/testing';
 import { pino, type Logger } from 'pino';
 import { Agent, MockAgent } from 'undici';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -1253,9 +1253,67 @@ describe(HttpPodSource.name, () => {
       expect(names((await first(source, 1))[0]!)).toEqual(['a-node-a']);
     });
 
-    it('refuses a socks5 or malformed proxy for the manifest URL at construction, naming the variable', () => {
-      expect(() => makeSource('https://manifests.test/pods', { env: { HTTPS_PROXY: 'socks5://127.0.0.1:1080' } })).toThrow(new ConfigInvalidError(
-        'HTTPS_PROXY: a socks5 proxy is not supported for the manifest URL (an http or https proxy is; the apiserver client takes socks5)'));
+    it('sends an http manifest URL through a socks5 HTTP_PROXY as on a direct connection, with the proxy\'s credentials', async () => {
+      const server = await serve([ok(A)]);
+      const proxy = await Socks5Proxy.listen({ auth: 'proxy-user:proxy pw', forwardTo: server.port });
+      cleanups.push(() => proxy.close());
+      const { source } = makeSource('http://manifests.test/pods?v=1', { env: { HTTP_PROXY: proxy.url('proxy-user:proxy%20pw').href } });
+      expect(names((await first(source, 1))[0]!)).toEqual(['a-node-a']);
+      expect(proxy.tunnels).toEqual([{ auth: 'proxy-user:proxy pw', target: 'manifests.test:80' }]); // the proxy resolves the name
+      expect(server.requests.map((r) => r.url)).toEqual(['/pods?v=1']); // origin form: the tunnel is the connection
+      expect(server.requests[0]!.headers).toContainEqual(['host', 'manifests.test']);
+      expect(source.status().details.proxy).toBe(`socks5://127.0.0.1:${proxy.port}`);
+    });
+
+    it('tunnels an https manifest URL through a socks5 HTTPS_PROXY and still verifies the server', async () => {
+      const named = await createTestPki({ hosts: ['manifests.test'] });
+      const server = await serve([ok(A), ok(A)], { cert: named.server.cert, key: named.server.key });
+      const proxy = await Socks5Proxy.listen({ forwardTo: server.port });
+      cleanups.push(() => proxy.close());
+      const { source } = makeSource('https://manifests.test/pods', { ca: named.ca.cert, env: { HTTPS_PROXY: proxy.url().href } });
+      expect(names((await first(source, 1))[0]!)).toEqual(['a-node-a']);
+      expect(proxy.tunnels).toEqual([{ auth: undefined, target: 'manifests.test:443' }]);
+
+      // The same server through the tunnel; a CA that did not sign it fails the handshake.
+      const untrusting = makeSource('https://manifests.test/pods', { ca: pki.ca.cert, env: { HTTPS_PROXY: proxy.url().href } }).source;
+      const [grace] = await first(untrusting, 1); // D9's grace SET after two failed polls
+      expect(grace!.pods.size).toBe(0);
+      expect(untrusting.status().lastError).toMatchObject({ code: 'PODCONFIG_TLS', message: expect.stringContaining('https://manifests.test/pods') });
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('fails a poll whose socks5 proxy refuses the credentials, naming the URL and the proxy, never the password', async () => {
+      const server = await serve([ok(A)]);
+      const proxy = await Socks5Proxy.listen({ auth: 'user:right', forwardTo: server.port });
+      cleanups.push(() => proxy.close());
+      const { source } = makeSource('http://manifests.test/pods', { env: { HTTP_PROXY: proxy.url('user:wrong-secret').href } });
+      const [grace] = await first(source, 1);
+      expect(grace!.pods.size).toBe(0);
+      const error = source.status().lastError;
+      expect(error).toMatchObject({
+        code: 'PODCONFIG_SOURCE_UNAVAILABLE',
+        message: `http://manifests.test/pods: request failed: SOCKS5 proxy 127.0.0.1:${proxy.port}: user name or password refused`,
+      });
+      expect(JSON.stringify(source.status())).not.toContain('wrong-secret');
+      expect(server.requests).toHaveLength(0);
+    });
+
+    it('ends a socks5 handshake still pending when the run ends, the proxy never answering', async () => {
+      const blackhole = await BlackholeServer.listen();
+      cleanups.push(() => blackhole.close());
+      const { source } = makeSource('https://manifests.test/pods', {
+        timeoutMs: 3_600_000, env: { HTTPS_PROXY: `socks5://127.0.0.1:${new URL(blackhole.url).port}` },
+      });
+      const controller = new AbortController();
+      const accepted = blackhole.nextConnection();
+      const next = source.updates(controller.signal).next();
+      await accepted;
+      controller.abort();
+      await expect(next).resolves.toEqual({ done: true, value: undefined });
+      await blackhole.allClosed(); // our socket to the proxy, not left to the 10 s handshake deadline
+    });
+
+    it('refuses a malformed proxy for the manifest URL at construction, naming the variable', () => {
       expect(() => makeSource('http://manifests.test/pods', { env: { http_proxy: 'ftp://u:secret@proxy' } }))
         .toThrow(new ConfigInvalidError('http_proxy: not a proxy URL (http://host:port, https://host:port or socks5://host:port, or host:port)'));
     });

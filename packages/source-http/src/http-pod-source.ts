@@ -6,6 +6,7 @@ import {
   httpProxyConnector,
   basicAuthFromUserinfo,
   proxySocketConnector,
+  socks5Connector,
   toAbsoluteForm,
   HTTP_SOURCE,
   PodConfigError,
@@ -59,7 +60,7 @@ export interface HttpPodSourceOptions {
   readonly dispatcher?: Dispatcher;
   /**
    * Where `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` are read (core's `EnvironmentProxy`: Go's rules, as the kubelet's
-   * client follows them; never for localhost or loopback). Default `process.env`. An http or https proxy only.
+   * client follows them; never for localhost or loopback). Default `process.env`. An http, https or socks5 proxy.
    */
   readonly env?: NodeJS.ProcessEnv;
   /** Deadline for the whole exchange: redirects, headers and body. Default 10 s. */
@@ -206,9 +207,7 @@ export class HttpPodSource implements PodSource, StatusReporter {
     this.#random = options.random ?? Math.random;
     this.#dispatcher = options.dispatcher;
     this.#proxies = options.dispatcher === undefined ? new EnvironmentProxy(options.env ?? process.env) : undefined;
-    // A redirect to another host can still meet a socks5 proxy; that poll fails naming the variable.
     const proxy = this.#proxies?.proxyFor(this.#requestUrl);
-    checkManifestProxy(proxy);
     this.#proxy = proxy === undefined ? undefined : safeUrl(proxy.url);
     this.#tls = tls;
     this.#log = options.logger.child({ component: 'source.http', url: this.#safeUrl });
@@ -312,18 +311,20 @@ export class HttpPodSource implements PodSource, StatusReporter {
   #dispatcherFor(url: URL, owned: Map<string, Dispatcher>, connecting: ConnectingSockets): Dispatcher {
     if (this.#dispatcher !== undefined) return this.#dispatcher;
     const proxy = this.#proxies?.proxyFor(url);
-    checkManifestProxy(proxy);
     const key = proxy === undefined ? '' : `${url.protocol} ${proxy.url.href}`;
     let dispatcher = owned.get(key);
     if (dispatcher === undefined) {
       const timeouts = { headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs };
+      const proxyOptions = { tls: this.#tls, timeoutMs: Math.min(this.#timeoutMs, CONNECT_TIMEOUT_MS) };
       if (proxy === undefined) {
         dispatcher = new Agent({ connect: connecting.wrap(buildConnector(this.#tls)), ...timeouts });
+      } else if (proxy.url.protocol === 'socks5:') {
+        // A tunnel for either scheme: requests go through it as on a direct connection, as Go sends them.
+        dispatcher = new Agent({ connect: connecting.wrap(socks5Connector(proxy.url, proxyOptions)), ...timeouts });
       } else if (url.protocol === 'https:') {
-        const connect = httpProxyConnector(proxy.url, { tls: this.#tls, timeoutMs: Math.min(this.#timeoutMs, CONNECT_TIMEOUT_MS) });
-        dispatcher = new Agent({ connect: connecting.wrap(connect), ...timeouts });
+        dispatcher = new Agent({ connect: connecting.wrap(httpProxyConnector(proxy.url, proxyOptions)), ...timeouts });
       } else {
-        const connect = proxySocketConnector(proxy.url, { tls: this.#tls, timeoutMs: Math.min(this.#timeoutMs, CONNECT_TIMEOUT_MS) });
+        const connect = proxySocketConnector(proxy.url, proxyOptions);
         dispatcher = new Agent({ connect: connecting.wrap(connect), ...timeouts }).compose(absoluteForm(basicAuthFromUserinfo(proxy.url)));
       }
       owned.set(key, dispatcher);
@@ -474,13 +475,6 @@ export class HttpPodSource implements PodSource, StatusReporter {
     if (message !== this.#lastFailureMessage) this.#log.warn(fields, 'manifest poll failed');
     else this.#log.debug(fields, 'manifest poll failed again');
     this.#lastFailureMessage = message;
-  }
-}
-
-/** The socks5 connector (and its `socks` dependency) is kube-client's: the manifest URL takes http and https proxies only. */
-function checkManifestProxy(proxy: { readonly url: URL; readonly variable: string } | undefined): void {
-  if (proxy?.url.protocol === 'socks5:') {
-    throw new ConfigInvalidError(`${proxy.variable}: a socks5 proxy is not supported for the manifest URL (an http or https proxy is; the apiserver client takes socks5)`);
   }
 }
 

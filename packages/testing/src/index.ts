@@ -4,6 +4,8 @@ export { makePod, podManifestYaml } from './pods.js';
 export type { MakePodOptions } from './pods.js';
 export { FIXTURES_DIR, fixturePath, tempDir, copyFixture } from './fixtures.js';
 export { BlackholeServer } from './blackhole-server.js';
+export { Socks5Proxy } from './socks5-proxy.js';
+export type { Socks5ProxyOptions, Socks5Tunnel } from './socks5-proxy.js';
 export { createTestPki } from './test-pki.js';
 export type { TestPki, PemPair } from './test-pki.js';
 export { FakeApiServer } from './fake-apiserver/fake-apiserver.js';

@@ -1,15 +1,28 @@
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { SocksClient } from 'socks';
-import type { buildConnector } from 'undici';
+import type { ConnectCallback, ConnectTarget } from './http-proxy-connector.js';
 
-/** Time allowed to reach the proxy and finish the SOCKS5 and TLS handshakes (undici's connect timeout). */
-const HANDSHAKE_TIMEOUT_MS = 10_000;
+/** Default time to reach the proxy and finish the SOCKS5 and TLS handshakes (undici's connect timeout). */
+const DEFAULT_TIMEOUT_MS = 10_000;
 
-/** A SOCKS5 failure: `code` `ERR_SOCKS5`, a message without credentials. */
-class Socks5Error extends Error {
+export interface Socks5ConnectorOptions {
+  /** TLS towards an `https:` origin through the tunnel: CA, client certificate, `servername` (SNI and the name checked). */
+  readonly tls?: ConnectionOptions;
+  /** Reaching the proxy, the SOCKS5 handshake and the origin's TLS handshake together. Default 10 s. */
+  readonly timeoutMs?: number;
+}
+
+/** A SOCKS5 failure: `code` `ERR_SOCKS5`, a message that names the proxy by host only (never its credentials). */
+export class Socks5Error extends Error {
   readonly code = 'ERR_SOCKS5';
 }
+
+/**
+ * A connector in undici's `connect` shape, like core's `SocketConnector`; it returns no socket when it fails before
+ * opening one.
+ */
+export type Socks5SocketConnector = (target: ConnectTarget, callback: ConnectCallback) => Socket | undefined;
 
 /**
  * An undici connector that reaches each origin through a SOCKS5 proxy (the `socks` package: RFC
@@ -19,7 +32,9 @@ class Socks5Error extends Error {
  * an IP address: here SNI is `tls.servername` when given (`tls-server-name`), else the origin's
  * host name, and none for an IP address (RFC 6066; the certificate is still checked against the IP).
  */
-export function socks5Connector(proxy: URL, tls: ConnectionOptions): (opts: buildConnector.Options, callback: buildConnector.Callback) => Socket | undefined {
+export function socks5Connector(proxy: URL, options: Socks5ConnectorOptions = {}): Socks5SocketConnector {
+  const tls = options.tls ?? {};
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const userId = decodeURIComponent(proxy.username);
   const password = decodeURIComponent(proxy.password);
   const failure = (reason: string): Socks5Error => new Socks5Error(`SOCKS5 proxy ${proxy.host}: ${reason}`);
@@ -32,14 +47,14 @@ export function socks5Connector(proxy: URL, tls: ConnectionOptions): (opts: buil
       return;
     }
     // performance.now(): a duration, which a wall-clock step (NTP) must not cut to nothing or stretch.
-    const deadline = performance.now() + HANDSHAKE_TIMEOUT_MS;
+    const deadline = performance.now() + timeoutMs;
     const proxyHost = proxy.hostname.replace(/^\[|\]$/g, '');
     const proxyPort = Number(proxy.port) || 1080;
     // Our own socket to the proxy, returned at once: the pool's ConnectingSockets can end it at close(), which a
     // socket made inside the `socks` package would escape until its handshake timeout.
     const raw = netConnect({ host: proxyHost, port: proxyPort });
     let settled = false;
-    const done: buildConnector.Callback = (...args) => {
+    const done: ConnectCallback = (...args) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -48,7 +63,7 @@ export function socks5Connector(proxy: URL, tls: ConnectionOptions): (opts: buil
     const timer = setTimeout(() => {
       raw.destroy();
       done(failure('handshake timed out'), null);
-    }, HANDSHAKE_TIMEOUT_MS);
+    }, timeoutMs);
     const onConnectError = (err: Error): void => done(failure(err.message), null);
     raw.once('error', onConnectError);
     raw.once('connect', () => {
@@ -75,7 +90,7 @@ export function socks5Connector(proxy: URL, tls: ConnectionOptions): (opts: buil
   };
 
   /** TLS over the tunnel; the certificate is checked against `servername`, else `host` (an IP address as one). */
-  function secure(raw: Socket, host: string, deadline: number, callback: buildConnector.Callback): void {
+  function secure(raw: Socket, host: string, deadline: number, callback: ConnectCallback): void {
     const options: ConnectionOptions = { ...tls, socket: raw, host };
     const serverName = tls.servername ?? (isIP(host) === 0 ? host : undefined);
     if (serverName === undefined) delete options.servername;

@@ -1,0 +1,61 @@
+import { once } from 'node:events';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { BlackholeServer, Socks5Proxy } from '@podconfig/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ConnectTarget } from './http-proxy-connector.js';
+import { socks5Connector } from './socks5-connector.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+type Outcome = { err: Error; socket: null } | { err: null; socket: Socket };
+
+function connectThrough(proxy: URL, target: ConnectTarget, options: Parameters<typeof socks5Connector>[1] = {}): { returned: Socket | undefined; outcome: Promise<Outcome> } {
+  let returned: Socket | undefined;
+  const outcome = new Promise<Outcome>((resolve) => {
+    returned = socks5Connector(proxy, options)(target, (...args) => {
+      resolve(args[0] === null ? { err: null, socket: args[1] } : { err: args[0], socket: null });
+    });
+  });
+  return { returned, outcome };
+}
+
+describe('socks5Connector', () => {
+  it('hands back a plain socket tunnelled to the host and port asked for, logging in with the URL\'s userinfo', async () => {
+    const echo = createServer((socket) => socket.pipe(socket));
+    echo.listen(0, '127.0.0.1');
+    await once(echo, 'listening');
+    cleanups.push(() => new Promise((resolve) => echo.close(() => resolve())));
+    const proxy = await Socks5Proxy.listen({ auth: 'user:p w', forwardTo: (echo.address() as AddressInfo).port });
+    cleanups.push(() => proxy.close());
+    const { returned, outcome } = connectThrough(proxy.url('user:p%20w'), { hostname: 'echo.test', protocol: 'http:', port: '' });
+    expect(returned).toBeDefined();
+    const result = await outcome;
+    expect(result.err).toBeNull();
+    const socket = result.socket!;
+    socket.write('ping');
+    const [data] = (await once(socket, 'data')) as [Buffer];
+    expect(data.toString()).toBe('ping');
+    socket.destroy();
+    expect(proxy.tunnels).toEqual([{ auth: 'user:p w', target: 'echo.test:80' }]);
+  });
+
+  it('fails at once, opening no socket, for a user name or password the protocol cannot carry (over 255 bytes)', async () => {
+    const { returned, outcome } = connectThrough(new URL(`socks5://u:${'x'.repeat(256)}@127.0.0.1:1`), { hostname: 'a.test', protocol: 'https:', port: '' });
+    expect(returned).toBeUndefined();
+    const { err } = await outcome;
+    expect(err).toMatchObject({ code: 'ERR_SOCKS5', message: 'SOCKS5 proxy 127.0.0.1:1: user name or password too long' });
+  });
+
+  it('gives up after timeoutMs on a proxy that never answers, closing its socket', async () => {
+    const blackhole = await BlackholeServer.listen();
+    cleanups.push(() => blackhole.close());
+    const proxyUrl = new URL(`socks5://127.0.0.1:${new URL(blackhole.url).port}`);
+    const { outcome } = connectThrough(proxyUrl, { hostname: 'a.test', protocol: 'https:', port: '' }, { timeoutMs: 200 });
+    const { err } = await outcome;
+    expect(err).toMatchObject({ code: 'ERR_SOCKS5', message: `SOCKS5 proxy ${proxyUrl.host}: handshake timed out` });
+    await blackhole.allClosed();
+  });
+});
