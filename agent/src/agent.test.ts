@@ -11,10 +11,11 @@ import { REDACTED } from './status-redaction.js';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
-/** An Agent over stub parts: pods() and sources() only read the reconciler, the merger and the sources. */
-function agentWith(o: { work?: PodWorkStatus[]; ready?: SourceName[]; sources?: PodSource[] }): Agent {
+/** An Agent over stub parts: pods(), sources() and syncLoopError() only read the reconciler, the merger and the sources. */
+function agentWith(o: { work?: PodWorkStatus[]; ready?: SourceName[]; sources?: PodSource[]; syncLoopError?: string }): Agent {
   const reconciler = {
     pods: () => o.work ?? [],
+    syncLoopError: () => o.syncLoopError,
     readiness: () => ({ configured: (o.sources ?? []).map((s) => s.name), ready: o.ready ?? [], allReady: false }),
   } as unknown as Reconciler;
   const merger = { stats: () => ({ sources: {} }) } as unknown as PodMerger;
@@ -41,5 +42,10 @@ describe('Agent', () => {
     const agent = agentWith({ sources: [source('file'), source('api')], ready: ['file'] });
     expect((agent.sources() as { sources: { name: string; ready: boolean }[] }).sources)
       .toEqual([{ name: 'file', ready: true }, { name: 'api', ready: false }]);
+  });
+
+  it("answers the syncloop health check with the reconciler's verdict", () => {
+    expect(agentWith({}).syncLoopError()).toBeUndefined();
+    expect(agentWith({ syncLoopError: 'held by runtime errors' }).syncLoopError()).toBe('held by runtime errors');
   });
 });

@@ -106,6 +106,10 @@ export class Agent implements StatusProvider {
     return this.#o.reconciler.readiness();
   }
 
+  syncLoopError(): string | undefined {
+    return this.#o.reconciler.syncLoopError();
+  }
+
   /**
    * The desired pods as a PodList, and in `sync` the per-handler state of every pod the
    * reconciler tracks, including removed ones whose kill is still pending or retrying.

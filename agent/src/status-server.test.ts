@@ -30,6 +30,7 @@ describe(StatusServer.name, () => {
 
   const provider = (ready: string[]): StatusProvider => ({
     readiness: () => ({ configured: ['file', 'api'], ready, allReady: ready.length === 2 }),
+    syncLoopError: () => undefined,
     pods: () => ({ kind: 'PodList', items: [{ metadata: { name: 'a' } }] }),
     sources: () => ({ sources: [{ name: 'file', pods: 1 }] }),
   });
@@ -62,6 +63,29 @@ describe(StatusServer.name, () => {
     it('serves /livez as the liveness check, as the kubelet does', async () => {
       const base = await start(provider([]));
       expect(await get(`${base}/livez`)).toMatchObject({ status: 200, body: 'ok\n' });
+    });
+
+    it('answers /healthz and /livez 500 while the syncloop check fails, the reason withheld and logged once, as the kubelet does', async () => {
+      let syncLoopError: string | undefined;
+      const logged: { level: number; msg: string; reason?: string }[] = [];
+      const logs = new Writable({
+        write(chunk: Buffer, _encoding, done): void {
+          logged.push(JSON.parse(chunk.toString()) as { level: number; msg: string; reason?: string });
+          done();
+        },
+      });
+      const base = await start({ ...provider([]), syncLoopError: () => syncLoopError }, undefined, pino({ level: 'info' }, logs));
+      expect(await get(`${base}/healthz?verbose`)).toMatchObject({ status: 200, body: '[+]ping ok\n[+]syncloop ok\nhealthz check passed\n' });
+      syncLoopError = 'the sync loop has been held by runtime errors for 301 s (longer than 300 s): handler "cri": socket gone';
+      for (const path of ['/healthz', '/livez', '/healthz?verbose']) {
+        expect(await get(`${base}${path}`)).toMatchObject({ status: 500, body: '[+]ping ok\n[-]syncloop failed: reason withheld\nhealthz check failed\n' });
+      }
+      syncLoopError = undefined;
+      expect(await get(`${base}/healthz`)).toMatchObject({ status: 200, body: 'ok\n' });
+      expect(logged.filter((l) => l.msg.startsWith('healthz')).map((l) => [l.level, l.msg, l.reason])).toEqual([
+        [40, 'healthz check failed', 'the sync loop has been held by runtime errors for 301 s (longer than 300 s): handler "cri": socket gone'],
+        [30, 'healthz check passes again', undefined],
+      ]);
     });
 
     it('sends its text answers with x-content-type-options: nosniff, so a browser never reads one as HTML', async () => {

@@ -9,6 +9,8 @@ import { IdleConnectionReaper } from './idle-connection-reaper.js';
 /** What the status server shows; the agent implements it. */
 export interface StatusProvider {
   readiness(): { readonly configured: readonly string[]; readonly ready: readonly string[]; readonly allReady: boolean };
+  /** Why the `syncloop` health check fails (the reconciler's `syncLoopError()`), or `undefined`. */
+  syncLoopError(): string | undefined;
   /** Body of GET /pods. */
   pods(): unknown;
   /** Body of GET /sources. */
@@ -48,8 +50,9 @@ function isLoopbackAddress(address: string): boolean {
 }
 
 /**
- * `/healthz`, `/readyz` (`?verbose` lists each source, as the Kubernetes components do), `/pods`,
- * `/sources`, `/metrics`. Loopback by default; read-only; GET and HEAD only.
+ * `/healthz` and `/livez` (the kubelet's `ping` and `syncloop` checks), `/readyz` (`?verbose` lists each check,
+ * as the Kubernetes components do), `/pods`, `/sources`, `/metrics`. Loopback by default; read-only; GET and
+ * HEAD only.
  */
 export class StatusServer {
   readonly #o: StatusServerOptions;
@@ -59,6 +62,8 @@ export class StatusServer {
   #loopbackOnly = true;
   /** Settles once the server has stopped listening (after `signal` aborted). */
   #closed: Promise<void> = Promise.resolve();
+  /** The syncloop check's last answer failed: its reason is logged when that starts, not on every probe. */
+  #syncLoopFailed = false;
 
   constructor(options: StatusServerOptions) {
     this.#o = options;
@@ -136,7 +141,7 @@ export class StatusServer {
     switch (url.pathname) {
       case '/healthz':
       case '/livez':
-        text(res, 200, 'ok');
+        this.#health(provider, url, res);
         return;
       case '/readyz': {
         const r = provider.readiness();
@@ -163,6 +168,21 @@ export class StatusServer {
       default:
         text(res, 404, 'not found');
     }
+  }
+
+  /**
+   * The kubelet's healthz answer: `ok`, or with `?verbose` each check and `healthz check passed`; when a check fails,
+   * 500 with every check listed and the failure's reason withheld, as Kubernetes' healthz handler answers (it is
+   * logged instead).
+   */
+  #health(provider: StatusProvider, url: URL, res: ServerResponse): void {
+    const syncLoopError = provider.syncLoopError();
+    if (syncLoopError !== undefined && !this.#syncLoopFailed) this.#log.warn({ check: 'syncloop', reason: syncLoopError }, 'healthz check failed');
+    if (syncLoopError === undefined && this.#syncLoopFailed) this.#log.info({ check: 'syncloop' }, 'healthz check passes again');
+    this.#syncLoopFailed = syncLoopError !== undefined;
+    const checks = ['[+]ping ok', syncLoopError === undefined ? '[+]syncloop ok' : '[-]syncloop failed: reason withheld'];
+    if (syncLoopError !== undefined) text(res, 500, [...checks, 'healthz check failed'].join('\n'));
+    else text(res, 200, url.searchParams.has('verbose') ? [...checks, 'healthz check passed'].join('\n') : 'ok');
   }
 }
 

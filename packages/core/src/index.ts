@@ -11,9 +11,9 @@ export type { PodSource, SourceStatus, StatusReporter } from './pod-source.js';
 export { reportsStatus } from './pod-source.js';
 export type {
   SyncHandler, SyncPodType, SyncPodRequest, KillPodReason, KillPodRequest, ActualPod, PodLister,
-  StartableHandler, ClosableHandler, SyncHandlerContext, SyncHandlerFactory,
+  StartableHandler, ClosableHandler, RuntimeHealthReporter, SyncHandlerContext, SyncHandlerFactory,
 } from './sync-handler.js';
-export { isPodLister, isStartable, isClosable } from './sync-handler.js';
+export { isPodLister, isStartable, isClosable, reportsRuntimeHealth } from './sync-handler.js';
 export { PodConfigError, SourceUnavailableError, ConfigInvalidError, StatusError, errorMessage } from './errors.js';
 export { REDIRECT_STATUSES, redirectTarget } from './redirect-target.js';
 export type { PodConfigErrorCode, StatusCause } from './errors.js';

@@ -86,6 +86,17 @@ export interface StartableHandler {
   start(signal: AbortSignal): Promise<void>;
 }
 
+/**
+ * Optional capability: the health of the runtime behind the handler (the container runtime's errors that
+ * hold the kubelet's sync loop, spec §7). While a handler reports one, the reconciliation loop takes no
+ * updates (they coalesce per source, D16), checking again after 100 ms, 200 ms, … up to 5 s; and once it has
+ * reported errors for `max(2 × syncFrequency, 5 min)`, the agent's `/healthz` fails its `syncloop` check.
+ */
+export interface RuntimeHealthReporter {
+  /** Why the runtime cannot run pods now, or `undefined` when it can. Called often: answer from state, no I/O. */
+  runtimeError(): string | undefined;
+}
+
 /** Optional capability: release resources after the last call, at shutdown. */
 export interface ClosableHandler {
   close(signal: AbortSignal): Promise<void>;
@@ -97,6 +108,10 @@ export function isPodLister(handler: SyncHandler): handler is SyncHandler & PodL
 
 export function isStartable(handler: SyncHandler): handler is SyncHandler & StartableHandler {
   return typeof (handler as Partial<StartableHandler>).start === 'function';
+}
+
+export function reportsRuntimeHealth(handler: SyncHandler): handler is SyncHandler & RuntimeHealthReporter {
+  return typeof (handler as Partial<RuntimeHealthReporter>).runtimeError === 'function';
 }
 
 export function isClosable(handler: SyncHandler): handler is SyncHandler & ClosableHandler {

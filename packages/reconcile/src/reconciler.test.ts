@@ -1,7 +1,7 @@
 import {
   ANNOTATIONS, ConfigInvalidError, PodConfigError,
   type ActualPod, type Clock, type KillPodRequest, type Pod, type PodLister, type PodUpdate, type SourceName,
-  type SyncHandler, type SyncPodRequest,
+  type RuntimeHealthReporter, type SyncHandler, type SyncPodRequest,
 } from '@podconfig/core';
 import { InstantClock, makePod } from '@podconfig/testing';
 import { pino } from 'pino';
@@ -1357,6 +1357,97 @@ describe(Reconciler.name, () => {
       await handler.ended.count(2);
       expect(handler.seen()).toEqual(['uid-a:create', 'uid-a:update']);
       await h.stop();
+    });
+  });
+
+  describe('the runtime gate and the syncloop health check (spec §7)', () => {
+    /** A handler whose runtime is down while `error` is set. */
+    class RuntimeHandler extends TestHandler implements RuntimeHealthReporter {
+      error: string | undefined;
+      runtimeError(): string | undefined {
+        return this.error;
+      }
+    }
+
+    it('takes no update while a handler reports runtime errors, checking again after 100 ms doubling to 5 s, and from 100 ms after a recovery', async () => {
+      const clock = new ManualClock();
+      const handler = new RuntimeHandler('runtime');
+      handler.error = 'containerd: connection refused';
+      const h = start({ handlers: [handler], clock });
+      let applied = false;
+      const add = h.feed.push('file', 'ADD', [pod('a')]).then(() => { applied = true; });
+      const waits = [100, 200, 400, 800, 1600, 3200, 5000, 5000];
+      for (const ms of waits) {
+        await clock.sleeping(ms);
+        expect(applied).toBe(false);
+        expect(handler.calls.items).toEqual([]);
+        clock.advance(ms);
+      }
+      await clock.sleeping(5000);
+      handler.error = undefined; // recovered: the next check takes the update
+      clock.advance(5000);
+      await add;
+      expect((await handler.calls.waitFor((c) => c.uid === 'uid-a')).type).toBe('create');
+      expect(clock.requested.items.filter((ms) => ms <= 5000)).toEqual([...waits, 5000]);
+
+      handler.error = 'containerd: connection refused';
+      const update = h.feed.push('file', 'UPDATE', [pod('a', { v: 2 })]);
+      await clock.sleeping(100); // the wait starts again at 100 ms
+      handler.error = undefined;
+      clock.advance(100);
+      await update;
+      await h.stop();
+    });
+
+    it('stops waiting for a runtime to recover when the run is stopped', async () => {
+      const clock = new ManualClock();
+      const handler = new RuntimeHandler('runtime');
+      handler.error = 'down';
+      const h = start({ handlers: [handler], clock });
+      await clock.sleeping(100);
+      await h.stop(); // resolves: the wait ends with the run
+      expect(h.feed.returned).toBe(true);
+    });
+
+    it('fails syncloop once runtime errors went on without a break for max(2 × syncFrequency, 5 min), whether or not updates came', () => {
+      const clock = new ManualClock();
+      const handler = new RuntimeHandler('runtime');
+      const reconciler = new Reconciler({ handlers: [new TestHandler('plain'), handler], sources: ['file'], logger, clock });
+      expect(reconciler.syncLoopError()).toBeUndefined();
+      handler.error = 'containerd: connection refused';
+      expect(reconciler.syncLoopError()).toBeUndefined(); // errors from now on
+      clock.advance(300_000);
+      expect(reconciler.syncLoopError()).toBeUndefined();
+      clock.advance(1_000);
+      expect(reconciler.syncLoopError()).toBe(
+        'the sync loop has been held by runtime errors for 301 s (longer than 300 s): handler "runtime": containerd: connection refused');
+      handler.error = undefined; // a break: the count starts again with the next error
+      expect(reconciler.syncLoopError()).toBeUndefined();
+      handler.error = 'again';
+      clock.advance(299_000);
+      expect(reconciler.syncLoopError()).toBeUndefined();
+
+      const slow = new RuntimeHandler('slow');
+      const tenMinutes = new Reconciler({ handlers: [slow], sources: ['file'], logger, clock, syncFrequencyMs: 600_000 });
+      slow.error = 'down';
+      expect(tenMinutes.syncLoopError()).toBeUndefined();
+      clock.advance(1_200_000);
+      expect(tenMinutes.syncLoopError()).toBeUndefined();
+      clock.advance(1_000);
+      expect(tenMinutes.syncLoopError()).toMatch(/^the sync loop has been held by runtime errors for 1201 s \(longer than 1200 s\)/);
+    });
+
+    it('counts a runtimeError() that throws as a runtime error, naming the handler', async () => {
+      const clock = new ManualClock();
+      const handler = new (class extends TestHandler {
+        runtimeError(): string | undefined {
+          throw new Error('status file unreadable');
+        }
+      })('broken');
+      const reconciler = new Reconciler({ handlers: [handler], sources: ['file'], logger, clock });
+      reconciler.syncLoopError();
+      clock.advance(300_001);
+      expect(reconciler.syncLoopError()).toMatch(/handler "broken": runtimeError\(\) threw: status file unreadable$/);
     });
   });
 

@@ -1,6 +1,6 @@
 import {
   deepFreeze, isMirrorPod, isStaticPod,
-  ALL_SOURCES, ConfigInvalidError, errorMessage, isSourceName, isClosable, isPodLister, isStartable, PodConfigError, podKey, podRef, podUid,
+  ALL_SOURCES, ConfigInvalidError, errorMessage, isSourceName, isClosable, isPodLister, isStartable, PodConfigError, podKey, podRef, podUid, reportsRuntimeHealth,
 } from '@podconfig/core';
 import type { ActualPod, Clock, Pod, PodLister, PodUpdate, SourceName, SyncHandler, SyncPodType } from '@podconfig/core';
 import type { Logger } from 'pino';
@@ -59,6 +59,12 @@ const DEFAULTS = {
   shutdownTimeoutMs: 10_000,
 } as const;
 
+/** The sync loop's wait while a handler reports runtime errors: 100 ms, doubling up to 5 s (spec §7, §8). */
+export const RUNTIME_BACKOFF_INITIAL_MS = 100;
+export const RUNTIME_BACKOFF_MAX_MS = 5_000;
+/** The syncloop health check fails after runtime errors for max(2 × syncFrequency, this) (spec §7). */
+export const SYNC_LOOP_MIN_GRACE_MS = 300_000;
+
 /** A handler's orphan clean-up loop, which shutdown waits for. */
 interface Sweep {
   readonly handler: string;
@@ -101,6 +107,10 @@ export class Reconciler {
   #producerStopped: Promise<void> = Promise.resolve();
   /** Handlers whose start() failed: they are not closed. */
   readonly #notStarted = new Set<HandlerLane>();
+  /** The runtime error last seen (spec §7's gate), and since when (monotonic) errors have been seen without a break. */
+  #runtimeError: string | undefined;
+  #runtimeDownSince: number | undefined;
+  #runtimeBackoffMs = RUNTIME_BACKOFF_INITIAL_MS;
 
   constructor(options: ReconcilerOptions) {
     this.#o = options;
@@ -226,6 +236,20 @@ export class Reconciler {
     return this.#readiness.status();
   }
 
+  /**
+   * The kubelet's `syncloop` health check (spec §7): why the loop counts as stuck, or `undefined`. It is stuck
+   * once handlers have reported runtime errors without a break for `max(2 × syncFrequency, 5 min)`: the loop
+   * takes no updates meanwhile. Asks the handlers now, so an idle loop is judged too.
+   */
+  syncLoopError(): string | undefined {
+    const reason = this.#observeRuntime();
+    if (reason === undefined || this.#runtimeDownSince === undefined) return undefined;
+    const downMs = this.#clock.monotonic() - this.#runtimeDownSince;
+    const graceMs = Math.max(2 * this.#syncFrequencyMs, SYNC_LOOP_MIN_GRACE_MS);
+    if (downMs <= graceMs) return undefined;
+    return `the sync loop has been held by runtime errors for ${Math.round(downMs / 1000)} s (longer than ${Math.round(graceMs / 1000)} s): ${reason}`;
+  }
+
   // ---- lifecycle -------------------------------------------------------------------------
 
   async #startHandlers(signal: AbortSignal): Promise<void> {
@@ -282,6 +306,13 @@ export class Reconciler {
           end(false);
           return;
         }
+        // Spec §7's runtime gate: no update is taken while a handler reports runtime errors.
+        if (this.#observeRuntime() !== undefined) {
+          const delay = this.#runtimeBackoffMs;
+          this.#runtimeBackoffMs = Math.min(2 * delay, RUNTIME_BACKOFF_MAX_MS);
+          wait.for(new Promise<void>((resolve) => void this.#timers.after(delay, resolve))).then(step).catch(failed);
+          return;
+        }
         const next = iterator.next();
         wait.for(next).then((result) => {
           if (result === undefined) {
@@ -300,6 +331,36 @@ export class Reconciler {
       };
       Promise.resolve().then(step).catch(failed);
     });
+  }
+
+  /** The handlers' runtime error now (the first one), logged when it starts, changes or ends. */
+  #observeRuntime(): string | undefined {
+    let reason: string | undefined;
+    for (const lane of this.#lanes) {
+      const handler = lane.handler;
+      if (!reportsRuntimeHealth(handler)) continue;
+      try {
+        const error = handler.runtimeError();
+        if (error !== undefined) reason = `handler "${lane.name}": ${error}`;
+      } catch (err: unknown) {
+        reason = `handler "${lane.name}": runtimeError() threw: ${errorMessage(err)}`;
+      }
+      if (reason !== undefined) break;
+    }
+    const previous = this.#runtimeError;
+    this.#runtimeError = reason;
+    if (reason === undefined) {
+      if (previous !== undefined) {
+        const downMs = this.#runtimeDownSince === undefined ? 0 : this.#clock.monotonic() - this.#runtimeDownSince;
+        this.#log.info({ downMs: Math.round(downMs) }, 'runtime recovered; taking updates again');
+      }
+      this.#runtimeDownSince = undefined;
+      this.#runtimeBackoffMs = RUNTIME_BACKOFF_INITIAL_MS;
+      return undefined;
+    }
+    this.#runtimeDownSince ??= this.#clock.monotonic();
+    if (reason !== previous) this.#log.warn({ reason }, 'runtime reports errors; taking no updates until it recovers');
+    return reason;
   }
 
   /**
