@@ -311,6 +311,20 @@ describe(HttpPodSource.name, () => {
       expect(source.status().counters).toEqual({ polls_success: 3, polls_not_modified: 0, polls_error: 0 });
     });
 
+    it('starts the next poll periodMs after the previous one finished, however long it took (a sliding period, spec §8)', async () => {
+      const made: { clock?: InstantClock } = {};
+      // Each answer takes 4 s of the source's clock: a fixed-rate ticker would wait only 11 s after it.
+      const slow = (body: string): Step => (req, res) => {
+        made.clock!.advance(4_000);
+        ok(body)(req, res);
+      };
+      const server = await serve([slow(A), slow(A), slow(B)]);
+      const { source, clock } = makeSource(`${server.origin}/pods`, { periodMs: 15_000 });
+      made.clock = clock;
+      expect((await first(source, 2)).map(names)).toEqual([['a-node-a'], ['b-node-a']]);
+      expect(clock.sleeps).toEqual([15_000, 15_000]);
+    });
+
     it('sends If-None-Match from the applied ETag; a 304 changes nothing', async () => {
       const notModifiedIfMatch: Step = (req, res) => {
         res.writeHead(req.headers['if-none-match'] === '"a1"' ? 304 : 500);
