@@ -2,7 +2,7 @@ import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PodConfigError, type Clock, type PodLister, type SyncHandler } from '@podconfig/core';
+import { PodConfigError, type Clock, type SyncHandler } from '@podconfig/core';
 import { FakeApiServer, makePod, podManifestYaml, tempDir } from '@podconfig/testing';
 import type { Agent } from './agent.js';
 import { createAgent } from './main.js';
@@ -139,7 +139,7 @@ describe('createAgent()', () => {
 /**
  * Wall time as the system's, monotonic time frozen, and every sleep recorded and left pending until
  * its signal aborts: what the agent's parts asked to wait for shows their settings (a token bucket's
- * wait is 1000/qps, the orphan sweep's period is syncFrequency) without any time passing.
+ * wait is 1000/qps, a pod's resync comes [1, 1.5) × syncFrequency after its sync) without any time passing.
  */
 class RecordingClock implements Clock {
   readonly sleeps: number[] = [];
@@ -256,12 +256,16 @@ describe('createAgent() hands the settings to the parts', () => {
     expect(podNames(agent)).toEqual(['p1']);
   });
 
-  it('gives the reconciler --sync-frequency, not --file-check-frequency: the orphan sweep of a lister handler waits syncFrequency', async () => {
+  it('gives the reconciler --sync-frequency, not --file-check-frequency: a synced pod resyncs [1, 1.5) × syncFrequency later', async () => {
     const clock = new RecordingClock();
-    const lister = { name: 'lister', async syncPod() {}, async killPod() {}, async listPods() { return []; } } satisfies SyncHandler & PodLister;
-    await run({ 'sync-frequency': '7s', 'file-check-frequency': '13s' }, { clock, handlers: [lister] });
-    await clock.sleptFor((ms) => ms === 7_000 || ms === 13_000);
-    expect(clock.sleeps).toContain(7_000);
-    expect(clock.sleeps).not.toContain(13_000);
+    const manifests = join(dir.path, 'manifests');
+    await mkdir(manifests);
+    await writeFile(join(manifests, 'a.yaml'), podManifestYaml('a'));
+    const synced: string[] = [];
+    const handler = { name: 'h', async syncPod({ pod }) { synced.push(pod.metadata?.name ?? ''); }, async killPod() {} } satisfies SyncHandler;
+    await run({ 'pod-manifest-path': manifests, 'sync-frequency': '7s', 'file-check-frequency': '13s' }, { clock, handlers: [handler] });
+    // With --file-check-frequency's 13 s the wait would be in [13 s, 19.5 s): the file source's own re-scan waits 13 s.
+    await clock.sleptFor((ms) => ms >= 7_000 && ms < 10_500);
+    expect(synced).toEqual([`a-${NODE}`]);
   });
 });

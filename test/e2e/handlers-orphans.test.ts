@@ -127,7 +127,7 @@ describe('podconfig-agent orphan clean-up (handler listPods)', () => {
 
   it('with the default http readiness (D9), the grace period unblocks readiness but orphan kills wait for a definitive answer (D18)', async () => {
     const url = await server.listen();
-    // Sweeps run every syncFrequency: short here, so the sweep after the first answer comes soon.
+    // Sweeps run every 2 s (housekeeping); a short syncFrequency keeps the handler's resyncs coming too.
     const config = await writeConfig(url, ['syncFrequency: 1s']);
     agent = await AgentProcess.start(['--node-name', NODE, '--config', config], { cwd: tmp.path });
     const a = agent;

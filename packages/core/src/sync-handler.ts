@@ -74,7 +74,7 @@ export interface ActualPod {
 
 /**
  * Optional capability: report what the handler actually runs. When present, the reconciliation
- * loop compares it with the desired set once all sources are ready and then every `syncFrequency`:
+ * loop compares it with the desired set once all sources are ready and then every 2 s (the kubelet's housekeeping period):
  * missing pods are created, pods nobody wants are killed as `orphaned`.
  */
 export interface PodLister {

@@ -1068,7 +1068,7 @@ describe(Reconciler.name, () => {
       await h.stop();
     });
 
-    it('lists pods once all sources are ready and every syncFrequency after: kills orphans, re-creates missing pods', async () => {
+    it('lists pods once all sources are ready and every housekeeping period (2 s) after: kills orphans, re-creates missing pods', async () => {
       const clock = new ManualClock();
       let report: () => readonly ActualPod[] = () => [
         { uid: 'uid-a', namespace: 'default', name: 'a' },
@@ -1094,12 +1094,12 @@ describe(Reconciler.name, () => {
       report = () => {
         throw new Error('runtime unavailable');
       };
-      await clock.sleeping(60_000);
-      clock.advance(60_000);
+      await clock.sleeping(2_000);
+      clock.advance(2_000);
       await handler.lists.count(2);
       report = () => [{ uid: 'uid-a' }, { uid: 'uid-b' }];
-      await clock.sleeping(60_000);
-      clock.advance(60_000);
+      await clock.sleeping(2_000);
+      clock.advance(2_000);
       await handler.lists.count(3);
       await h.stop();
       expect(handler.seen('kill')).toHaveLength(2);
@@ -1119,12 +1119,10 @@ describe(Reconciler.name, () => {
       const [answer] = await lists.count(1);
       create.finish();
       await handler.ended.count(1);
-      const minute = (ms: number): boolean => ms === 60_000; // call deadlines and the sweep's period
-      const asked = clock.requested.items.filter(minute).length;
       answer!([]); // listed before the create ran: the pod is missing from it
-      // The sweep is over once it sleeps until the next one; that one lists again.
-      await clock.requested.count(asked + 1, minute);
-      clock.advance(60_000);
+      // The sweep is over once it sleeps until the next one (the housekeeping period); that one lists again.
+      await clock.sleeping(2_000);
+      clock.advance(2_000);
       const [, next] = await lists.count(2);
       expect(handler.seen()).toEqual(['uid-a:create']);
       next!([{ uid: 'uid-a', namespace: 'default', name: 'a' }]);
@@ -1142,14 +1140,14 @@ describe(Reconciler.name, () => {
       await handler.lists.count(1);
       await handler.ended.count(1);
       report = () => [null, 'x', { uid: 'uid-a' }, { uid: 'uid-orphan' }];
-      await clock.sleeping(60_000);
-      clock.advance(60_000);
+      await clock.sleeping(2_000);
+      clock.advance(2_000);
       await handler.lists.count(2);
       await handler.ended.count(2);
       // The period after, the clean-up still runs: one bad answer did not end it.
       report = () => [{ uid: 'uid-a' }];
-      await clock.sleeping(60_000);
-      clock.advance(60_000);
+      await clock.sleeping(2_000);
+      clock.advance(2_000);
       await handler.lists.count(3);
       await h.stop();
       // Not treated as "nothing runs": pod a was created once, never re-created for a missing list (resyncs aside).
@@ -1186,15 +1184,38 @@ describe(Reconciler.name, () => {
       await h.feed.push('file', 'ADD', [pod('a')]);
       await handler.ended.count(1);
       await handler.lists.count(1);
-      await clock.sleeping(60_000);
+      await clock.sleeping(2_000);
       // The sweep ran and is asleep until the next period: the orphan was held, not killed.
       expect(handler.seen('kill')).toEqual([]);
       allowed = true;
-      clock.advance(60_000);
+      clock.advance(2_000);
       await handler.lists.count(2);
       await handler.ended.count(2);
       expect(handler.seen('kill')).toEqual(['uid-stale:orphaned']);
       await h.stop();
+    });
+
+    it('sweeps housekeepingPeriodMs after the previous sweep ended, and logs a sweep that took over 1 s, as the kubelet logs housekeeping', async () => {
+      const clock = new ManualClock();
+      const lines: Record<string, unknown>[] = [];
+      const warnLogger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+      let listing = 0;
+      const handler = new ListingHandler('h', () => {
+        listing += 1;
+        clock.advance(listing === 1 ? 1_500 : 1_000); // the first listing is slow, the second just in time
+        return [];
+      });
+      const h = start({ handlers: [handler], clock, sources: ['file'], housekeepingPeriodMs: 5_000, logger: warnLogger });
+      await h.feed.push('file', 'ADD', []);
+      await handler.lists.count(1);
+      await clock.sleeping(5_000);
+      clock.advance(5_000);
+      await handler.lists.count(2);
+      await clock.sleeping(5_000);
+      await h.stop();
+      expect(lines.filter((l) => l['msg'] === 'housekeeping took longer than expected')).toEqual([
+        expect.objectContaining({ handler: 'h', durationMs: 1_500, expectedMs: 1_000 }),
+      ]);
     });
 
     it('does not hand mirror pods to handlers, yet counts their source as ready (spec §7)', async () => {

@@ -24,6 +24,11 @@ export interface ReconcilerOptions {
   readonly clock: Clock;
   /** Resync each pod every [1, 1.5) × this after its last successful sync (kubelet jitter 0.5). Default 60_000. */
   readonly syncFrequencyMs?: number;
+  /**
+   * Orphan clean-up (the kubelet's housekeeping, spec §7) starts this long after the previous one ended. Default
+   * 2_000 (`housekeepingPeriod`, spec §8); a clean-up that takes over 1 s is logged, as the kubelet logs one.
+   */
+  readonly housekeepingPeriodMs?: number;
   /** Handler calls in flight at most, across pods and handlers. Default 8. */
   readonly concurrency?: number;
   /** Per call (and per start() / listPods()): the call's signal aborts and the call is abandoned. Default 60_000. */
@@ -52,6 +57,7 @@ export interface ReconcilerOptions {
 
 const DEFAULTS = {
   syncFrequencyMs: 60_000,
+  housekeepingPeriodMs: 2_000,
   concurrency: 8,
   callTimeoutMs: 60_000,
   // Kubelet pod workers' backOffPeriod (spec §8): flat unless retry.maxMs says otherwise.
@@ -62,6 +68,8 @@ const DEFAULTS = {
 /** The sync loop's wait while a handler reports runtime errors: 100 ms, doubling up to 5 s (spec §7, §8). */
 export const RUNTIME_BACKOFF_INITIAL_MS = 100;
 export const RUNTIME_BACKOFF_MAX_MS = 5_000;
+/** A housekeeping run (orphan clean-up) longer than this is logged at warn, as the kubelet logs it (spec §7). */
+const HOUSEKEEPING_WARNING_MS = 1_000;
 /** The syncloop health check fails after runtime errors for max(2 × syncFrequency, this) (spec §7). */
 export const SYNC_LOOP_MIN_GRACE_MS = 300_000;
 
@@ -85,6 +93,7 @@ export class Reconciler {
   readonly #clock: Clock;
   readonly #policy: ReadinessPolicy;
   readonly #syncFrequencyMs: number;
+  readonly #housekeepingPeriodMs: number;
   readonly #callTimeoutMs: number;
   readonly #shutdownTimeoutMs: number;
   readonly #readiness: SourceReadiness;
@@ -118,6 +127,7 @@ export class Reconciler {
     this.#log = options.logger.child({ component: 'reconciler' });
     this.#policy = options.readiness ?? 'per-source';
     this.#syncFrequencyMs = positive('syncFrequencyMs', options.syncFrequencyMs ?? DEFAULTS.syncFrequencyMs);
+    this.#housekeepingPeriodMs = positive('housekeepingPeriodMs', options.housekeepingPeriodMs ?? DEFAULTS.housekeepingPeriodMs);
     this.#callTimeoutMs = positive('callTimeoutMs', options.callTimeoutMs ?? DEFAULTS.callTimeoutMs);
     this.#shutdownTimeoutMs = nonNegative('shutdownTimeoutMs', options.shutdownTimeoutMs ?? DEFAULTS.shutdownTimeoutMs);
     const concurrency = options.concurrency ?? DEFAULTS.concurrency;
@@ -592,6 +602,7 @@ export class Reconciler {
   async #sweepLoop(lane: HandlerLane, lister: PodLister, signal: AbortSignal): Promise<void> {
     await this.#whenAllReady(signal);
     while (!signal.aborted) {
+      const startedAt = this.#clock.monotonic();
       try {
         await this.#sweep(lane, lister, signal);
       } catch (err: unknown) {
@@ -600,8 +611,12 @@ export class Reconciler {
         this.#log.warn({ err, handler: lane.name }, 'orphan clean-up failed; retrying next period');
       }
       if (signal.aborted) return;
+      const durationMs = this.#clock.monotonic() - startedAt;
+      if (durationMs > HOUSEKEEPING_WARNING_MS) {
+        this.#log.warn({ handler: lane.name, durationMs: Math.round(durationMs), expectedMs: HOUSEKEEPING_WARNING_MS }, 'housekeeping took longer than expected');
+      }
       try {
-        await this.#clock.sleep(this.#syncFrequencyMs, signal);
+        await this.#clock.sleep(this.#housekeepingPeriodMs, signal);
       } catch {
         return; // aborted
       }
