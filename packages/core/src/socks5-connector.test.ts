@@ -42,6 +42,20 @@ describe('socks5Connector', () => {
     expect(proxy.tunnels).toEqual([{ auth: 'user:p w', target: 'echo.test:80' }]);
   });
 
+  it('logs in with a user name alone (an empty password, as Go sends it)', async () => {
+    const target = createServer((socket) => socket.end());
+    target.listen(0, '127.0.0.1');
+    await once(target, 'listening');
+    cleanups.push(() => new Promise((resolve) => target.close(() => resolve())));
+    const proxy = await Socks5Proxy.listen({ auth: 'user:', forwardTo: (target.address() as AddressInfo).port });
+    cleanups.push(() => proxy.close());
+    const { outcome } = connectThrough(proxy.url('user'), { hostname: 'a.test', protocol: 'http:', port: '8080' });
+    const result = await outcome;
+    expect(result.err).toBeNull();
+    result.socket!.destroy();
+    expect(proxy.tunnels).toEqual([{ auth: 'user:', target: 'a.test:8080' }]);
+  });
+
   it('fails at once, opening no socket, for a user name or password the protocol cannot carry (over 255 bytes)', async () => {
     const { returned, outcome } = connectThrough(new URL(`socks5://u:${'x'.repeat(256)}@127.0.0.1:1`), { hostname: 'a.test', protocol: 'https:', port: '' });
     expect(returned).toBeUndefined();

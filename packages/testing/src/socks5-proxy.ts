@@ -97,6 +97,7 @@ export class Socks5Proxy {
 
 /** Exactly `n` bytes from `socket` (paused mode). */
 async function read(socket: Socket, n: number): Promise<Buffer> {
+  if (n === 0) return Buffer.alloc(0); // socket.read(0) never returns data: an empty field (a user without a password)
   for (;;) {
     const chunk = socket.read(n) as Buffer | null;
     if (chunk !== null) return chunk;
