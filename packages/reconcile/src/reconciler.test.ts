@@ -1195,6 +1195,60 @@ describe(Reconciler.name, () => {
       await h.stop();
     });
 
+    it('logs a sweep problem when it starts or changes, not on every 2 s sweep while it lasts', async () => {
+      const clock = new ManualClock();
+      const lines: Record<string, unknown>[] = [];
+      const debugLogger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+      const answers: (() => readonly ActualPod[])[] = [
+        () => { throw new Error('crictl: connection refused'); },
+        () => { throw new Error('crictl: connection refused'); },
+        () => { throw new Error('crictl: timeout'); },
+        () => [],
+        () => { throw new Error('crictl: timeout'); },
+      ];
+      let sweeps = 0;
+      const handler = new ListingHandler('h', () => answers[sweeps++]!());
+      const h = start({ handlers: [handler], clock, sources: ['file'], logger: debugLogger });
+      await h.feed.push('file', 'ADD', []);
+      for (let sweep = 1; sweep < answers.length; sweep++) {
+        await handler.lists.count(sweep);
+        await clock.sleeping(2_000);
+        clock.advance(2_000);
+      }
+      await handler.lists.count(answers.length);
+      await clock.sleeping(2_000);
+      await h.stop();
+      const failures = lines.filter((l) => l['msg'] === 'listPods failed; retrying next period');
+      expect(failures.map((l) => [l['level'], (l['err'] as { message: string }).message])).toEqual([
+        [40, 'crictl: connection refused'], [20, 'crictl: connection refused'], [40, 'crictl: timeout'], [40, 'crictl: timeout'],
+      ]);
+    });
+
+    it('skips orphan clean-up while a handler reports runtime errors, as the kubelet reads no housekeeping tick then', async () => {
+      const clock = new ManualClock();
+      const handler = new (class extends ListingHandler implements RuntimeHealthReporter {
+        error: string | undefined;
+        runtimeError(): string | undefined {
+          return this.error;
+        }
+      })('h', () => [{ uid: 'uid-orphan' }]);
+      const h = start({ handlers: [handler], clock, sources: ['file'] });
+      await h.feed.push('file', 'ADD', []);
+      await handler.lists.count(1);
+      await handler.ended.count(1); // the orphan killed
+      handler.error = 'containerd: connection refused';
+      for (let i = 0; i < 3; i++) {
+        await clock.sleeping(2_000);
+        clock.advance(2_000);
+      }
+      await clock.sleeping(2_000);
+      expect(handler.lists.items).toHaveLength(1);
+      handler.error = undefined;
+      clock.advance(2_000);
+      await handler.lists.count(2);
+      await h.stop();
+    });
+
     it('sweeps housekeepingPeriodMs after the previous sweep ended, and logs a sweep that took over 1 s, as the kubelet logs housekeeping', async () => {
       const clock = new ManualClock();
       const lines: Record<string, unknown>[] = [];
@@ -1420,13 +1474,33 @@ describe(Reconciler.name, () => {
       await h.stop();
     });
 
+    it('holds an update that arrives after the runtime went down while the loop was idle', async () => {
+      const clock = new ManualClock();
+      const handler = new RuntimeHandler('runtime');
+      const h = start({ handlers: [handler], clock });
+      await h.feed.push('file', 'ADD', []); // applied while the runtime is up; the loop then waits, idle
+      handler.error = 'containerd: connection refused';
+      let applied = false;
+      const add = h.feed.push('file', 'ADD', [pod('a')]).then(() => { applied = true; });
+      await clock.sleeping(100);
+      expect(applied).toBe(false);
+      expect(handler.calls.items).toEqual([]);
+      handler.error = undefined;
+      clock.advance(100);
+      await add;
+      expect(handler.seen()).toEqual(['uid-a:create']);
+      await h.stop();
+    });
+
     it('stops waiting for a runtime to recover when the run is stopped', async () => {
       const clock = new ManualClock();
       const handler = new RuntimeHandler('runtime');
       handler.error = 'down';
       const h = start({ handlers: [handler], clock });
+      void h.feed.push('file', 'ADD', [pod('a')]);
       await clock.sleeping(100);
       await h.stop(); // resolves: the wait ends with the run
+      expect(handler.calls.items).toEqual([]);
       expect(h.feed.returned).toBe(true);
     });
 

@@ -73,6 +73,9 @@ const HOUSEKEEPING_WARNING_MS = 1_000;
 /** The syncloop health check fails after runtime errors for max(2 × syncFrequency, this) (spec §7). */
 export const SYNC_LOOP_MIN_GRACE_MS = 300_000;
 
+/** Logs a sweep's problem under `key` (default `msg`): at `level` when the previous sweep did not log it, else at debug. */
+type SweepNote = (level: 'warn' | 'info', fields: Record<string, unknown>, msg: string, key?: string) => void;
+
 /** A handler's orphan clean-up loop, which shutdown waits for. */
 interface Sweep {
   readonly handler: string;
@@ -311,16 +314,26 @@ export class Reconciler {
       const failed = (err: Error): void => end(true, err);
       // One chain per update, each ending in `failed`; a callback starts the next chain and returns nothing,
       // so chains are not nested and do not grow with the stream.
-      const step = (): void => {
+      /**
+       * Spec §7's runtime gate: runs `then` once no handler reports runtime errors, asking again after 100 ms,
+       * doubling to 5 s, meanwhile; ends the run instead if it stops first.
+       */
+      const whenRuntimeUp = (then: () => void): void => {
         if (signal.aborted) {
           end(false);
           return;
         }
-        // Spec §7's runtime gate: no update is taken while a handler reports runtime errors.
-        if (this.#observeRuntime() !== undefined) {
-          const delay = this.#runtimeBackoffMs;
-          this.#runtimeBackoffMs = Math.min(2 * delay, RUNTIME_BACKOFF_MAX_MS);
-          wait.for(new Promise<void>((resolve) => void this.#timers.after(delay, resolve))).then(step).catch(failed);
+        if (this.#observeRuntime() === undefined) {
+          then();
+          return;
+        }
+        const delay = this.#runtimeBackoffMs;
+        this.#runtimeBackoffMs = Math.min(2 * delay, RUNTIME_BACKOFF_MAX_MS);
+        wait.for(new Promise<void>((resolve) => void this.#timers.after(delay, resolve))).then(() => whenRuntimeUp(then)).catch(failed);
+      };
+      const step = (): void => {
+        if (signal.aborted) {
+          end(false);
           return;
         }
         const next = iterator.next();
@@ -335,8 +348,13 @@ export class Reconciler {
             end(true);
             return;
           }
-          this.#apply(result.value);
-          step();
+          // Checked once the update is here, not before asking for it: the runtime may have gone down while the
+          // loop waited. The update is held meanwhile; the ones after it coalesce in the sources' mailboxes (D16).
+          const update = result.value;
+          whenRuntimeUp(() => {
+            this.#apply(update);
+            step();
+          });
         }).catch(failed);
       };
       Promise.resolve().then(step).catch(failed);
@@ -601,15 +619,29 @@ export class Reconciler {
 
   async #sweepLoop(lane: HandlerLane, lister: PodLister, signal: AbortSignal): Promise<void> {
     await this.#whenAllReady(signal);
+    /** What the previous sweep logged: the same problem every 2 s would flood the log. */
+    let previous = new Set<string>();
     while (!signal.aborted) {
       const startedAt = this.#clock.monotonic();
-      try {
-        await this.#sweep(lane, lister, signal);
-      } catch (err: unknown) {
-        // One bad sweep (a bug, a handler's odd answer) must not end the clean-up for the rest of the run.
-        if (signal.aborted) return;
-        this.#log.warn({ err, handler: lane.name }, 'orphan clean-up failed; retrying next period');
+      const notes = new Set<string>();
+      const note: SweepNote = (level, fields, msg, key = msg) => {
+        notes.add(key);
+        // Logged when it starts (or changes), at debug while it lasts.
+        this.#log[previous.has(key) ? 'debug' : level]({ handler: lane.name, ...fields }, msg);
+      };
+      if (this.#observeRuntime() !== undefined) {
+        // The kubelet's loop reads no housekeeping tick while the runtime reports errors (spec §7).
+        note('info', {}, 'orphan clean-up skipped: the runtime reports errors');
+      } else {
+        try {
+          await this.#sweep(lane, lister, signal, note);
+        } catch (err: unknown) {
+          // One bad sweep (a bug, a handler's odd answer) must not end the clean-up for the rest of the run.
+          if (signal.aborted) return;
+          note('warn', { err }, 'orphan clean-up failed; retrying next period', `failed: ${errorMessage(err)}`);
+        }
       }
+      previous = notes;
       if (signal.aborted) return;
       const durationMs = this.#clock.monotonic() - startedAt;
       if (durationMs > HOUSEKEEPING_WARNING_MS) {
@@ -635,20 +667,20 @@ export class Reconciler {
   }
 
   /** Compares what the handler runs with the desired pods (spec §7 housekeeping, D18: all sources ready). */
-  async #sweep(lane: HandlerLane, lister: PodLister, signal: AbortSignal): Promise<void> {
+  async #sweep(lane: HandlerLane, lister: PodLister, signal: AbortSignal, note: SweepNote): Promise<void> {
     const sinceSeq = lane.seq;
     const result = await callWithTimeout((s) => lister.listPods(s), {
       parent: signal, timers: this.#timers, timeoutMs: this.#callTimeoutMs, what: `${lane.name} listPods`,
     });
     if (signal.aborted) return;
     if (result.outcome !== 'success') {
-      this.#log.warn({ handler: lane.name, err: result.err }, 'listPods failed; retrying next period');
+      note('warn', { err: result.err }, 'listPods failed; retrying next period', `listPods failed: ${errorMessage(result.err)}`);
       return;
     }
     // Plain JavaScript handlers are not held to the type: an answer that is no list would make every pod look missing.
     const listed: unknown = result.value;
     if (!Array.isArray(listed)) {
-      this.#log.warn({ handler: lane.name, got: listed === null ? 'null' : typeof listed }, 'listPods returned no array; retrying next period');
+      note('warn', { got: listed === null ? 'null' : typeof listed }, 'listPods returned no array; retrying next period');
       return;
     }
     let ignored = 0;
@@ -699,8 +731,8 @@ export class Reconciler {
       if (!record.desired || reportedUids.has(record.key) || reportedNames.has(podKey(record.pod))) continue;
       if (lane.recreate(record, sinceSeq)) missing += 1;
     }
-    if (ignored > 0) this.#log.warn({ handler: lane.name, ignored }, 'listPods returned entries that are not { uid, namespace, name } objects; ignored');
-    if (held > 0) this.#log.info({ handler: lane.name, held }, 'orphan kills held: a source has not answered definitively yet');
+    if (ignored > 0) note('warn', { ignored }, 'listPods returned entries that are not { uid, namespace, name } objects; ignored');
+    if (held > 0) note('info', { held }, 'orphan kills held: a source has not answered definitively yet');
     this.#log.debug({ handler: lane.name, reported: listed.length, orphans, held, missing }, 'orphan clean-up done');
   }
 
