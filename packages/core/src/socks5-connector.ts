@@ -1,7 +1,14 @@
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
-import { SocksClient } from 'socks';
+import type * as Socks from 'socks';
 import type { ConnectCallback, ConnectTarget } from './http-proxy-connector.js';
+
+/**
+ * The `socks` package, loaded on first use: it takes ~25 ms to import, which every process that imports core (a
+ * file-source agent, say) would otherwise pay at start-up without ever meeting a socks5 proxy.
+ */
+let socksModule: Promise<typeof Socks> | undefined;
+const loadSocks = (): Promise<typeof Socks> => (socksModule ??= import('socks'));
 
 /** Default time to reach the proxy and finish the SOCKS5 and TLS handshakes (undici's connect timeout). */
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -38,6 +45,8 @@ export function socks5Connector(proxy: URL, options: Socks5ConnectorOptions = {}
   const userId = decodeURIComponent(proxy.username);
   const password = decodeURIComponent(proxy.password);
   const failure = (reason: string): Socks5Error => new Socks5Error(`SOCKS5 proxy ${proxy.host}: ${reason}`);
+  const socks = loadSocks();
+  socks.catch(() => undefined); // a failure is reported by the connect that needs it
   return (opts, callback) => {
     const host = opts.hostname.replace(/^\[|\]$/g, '');
     const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
@@ -66,7 +75,8 @@ export function socks5Connector(proxy: URL, options: Socks5ConnectorOptions = {}
     }, timeoutMs);
     const onConnectError = (err: Error): void => done(failure(err.message), null);
     raw.once('error', onConnectError);
-    raw.once('connect', () => {
+    raw.once('connect', () => void socks.then(({ SocksClient }) => {
+      if (settled) return; // failed or timed out meanwhile
       raw.off('error', onConnectError);
       SocksClient.createConnection({
         proxy: { host: proxyHost, port: proxyPort, type: 5, userId, password },
@@ -85,7 +95,10 @@ export function socks5Connector(proxy: URL, options: Socks5ConnectorOptions = {}
           done(failure(socksReason(err, password)), null);
         },
       );
-    });
+    }, (err: unknown) => {
+      raw.destroy();
+      done(failure(`the socks package did not load: ${err instanceof Error ? err.message : String(err)}`), null);
+    }));
     return raw;
   };
 
