@@ -577,6 +577,51 @@ describe(FilePodSource.name, () => {
       expect(keys(last)).toEqual(names.map((n) => key(n)));
     });
 
+    it('picks up a change the watch missed at the next periodic re-scan (#37: the relist repairs missed events)', async () => {
+      const dir = await makeDir();
+      await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
+      // A watcher that misses every change (as after an inotify queue overflow): real chokidar, its events dropped.
+      const dropped: string[] = [];
+      let sawDrop: () => void = () => undefined;
+      const firstDrop = new Promise<void>((resolve) => (sawDrop = resolve));
+      const watch: ChokidarWatch = (paths, options) => {
+        const watcher = chokidarWatch(paths, options);
+        const emit = watcher.emit.bind(watcher);
+        watcher.emit = ((event: string, ...args: unknown[]) => {
+          if (event === 'ready' || event === 'error') return (emit as (event: string, ...args: unknown[]) => boolean)(event, ...args);
+          dropped.push(event);
+          sawDrop();
+          return true;
+        }) as typeof watcher.emit;
+        return watcher;
+      };
+      // The periodic wait ends when the test moves this clock an hour on; shorter ones (the debounce) run on the system clock.
+      let skipped = 0;
+      let endPeriod: () => void = () => undefined;
+      const clock: Clock = {
+        now: () => systemClock.now() + skipped,
+        monotonic: () => systemClock.monotonic() + skipped,
+        sleep: (ms, signal) => ms < HOUR / 2 // the period, shortened by the scan's time (a fixed rate), is still more
+          ? systemClock.sleep(ms, signal)
+          : new Promise<void>((resolve) => {
+            endPeriod = () => {
+              skipped += ms;
+              resolve();
+            };
+            signal.addEventListener('abort', () => resolve(), { once: true });
+          }),
+      };
+      const { run, log } = start({ path: dir, clock, watch });
+      expect(keys(await run.next())).toEqual([key('a')]);
+      const pending = run.next(); // the source arms its watch once the first SET is taken
+      await log.waitFor((l) => l.msg === 'manifest path scanned' && l.reason === 'watch-armed');
+      await writeFile(join(dir, 'b.yaml'), podManifestYaml('b'));
+      await firstDrop; // the watcher saw b.yaml, and dropped it
+      endPeriod();
+      expect(keys(await pending)).toEqual([key('a'), key('b')]);
+      expect(msgs(log.lines, 'manifest path scanned').map((l) => l.reason)).toEqual(['start', 'watch-armed', 'period']);
+    });
+
     it('logs a watcher error and re-creates the watcher with backoff 1 s doubling to 20 s, whatever the wall clock does (#37)', async () => {
       const dir = await makeDir();
       await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
