@@ -66,12 +66,12 @@ const DEFAULTS = {
 } as const;
 
 /** The sync loop's wait while a handler reports runtime errors: 100 ms, doubling up to 5 s (spec §7, §8). */
-export const RUNTIME_BACKOFF_INITIAL_MS = 100;
-export const RUNTIME_BACKOFF_MAX_MS = 5_000;
+const RUNTIME_BACKOFF_INITIAL_MS = 100;
+const RUNTIME_BACKOFF_MAX_MS = 5_000;
 /** A housekeeping run (orphan clean-up) longer than this is logged at warn, as the kubelet logs it (spec §7). */
 const HOUSEKEEPING_WARNING_MS = 1_000;
 /** The syncloop health check fails after runtime errors for max(2 × syncFrequency, this) (spec §7). */
-export const SYNC_LOOP_MIN_GRACE_MS = 300_000;
+const SYNC_LOOP_MIN_GRACE_MS = 300_000;
 
 /** Logs a sweep's problem under `key` (default `msg`): at `level` when the previous sweep did not log it, else at debug. */
 type SweepNote = (level: 'warn' | 'info', fields: Record<string, unknown>, msg: string, key?: string) => void;
@@ -312,8 +312,6 @@ export class Reconciler {
         else reject(err);
       };
       const failed = (err: Error): void => end(true, err);
-      // One chain per update, each ending in `failed`; a callback starts the next chain and returns nothing,
-      // so chains are not nested and do not grow with the stream.
       /**
        * Spec §7's runtime gate: runs `then` once no handler reports runtime errors, asking again after 100 ms,
        * doubling to 5 s, meanwhile; ends the run instead if it stops first.
@@ -331,6 +329,8 @@ export class Reconciler {
         this.#runtimeBackoffMs = Math.min(2 * delay, RUNTIME_BACKOFF_MAX_MS);
         wait.for(new Promise<void>((resolve) => void this.#timers.after(delay, resolve))).then(() => whenRuntimeUp(then)).catch(failed);
       };
+      // One chain per update, each ending in `failed`; a callback starts the next chain and returns nothing,
+      // so chains are not nested and do not grow with the stream.
       const step = (): void => {
         if (signal.aborted) {
           end(false);
