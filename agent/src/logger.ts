@@ -71,5 +71,24 @@ export function createRootLogger(o: RootLoggerOptions): Logger {
       ...(o.destination === undefined ? {} : { destination: o.destination }),
     }));
   }
-  return o.destination === undefined ? pino(options) : pino(options, o.destination);
+  return pino(options, o.destination ?? stdoutDestination());
+}
+
+/**
+ * stdout as pino's own default is (sonic-boom, asynchronous, flushed synchronously at exit), except that the flush
+ * at exit gives up on a reader that has gone away (EPIPE: `| head`, a log forwarder that died). Lines buffered for
+ * it are lost either way; the exit must not be: sonic-boom 4 retried such a write forever (the override in
+ * pnpm-workspace.yaml takes 5, which throws instead, and an exception in an exit handler would change the exit code).
+ */
+function stdoutDestination(): DestinationStream {
+  const stream = pino.destination({ dest: process.stdout.fd || 1, sync: false });
+  const flushSync = stream.flushSync.bind(stream);
+  stream.flushSync = () => {
+    try {
+      flushSync();
+    } catch (err: unknown) {
+      if ((err as { code?: unknown } | null)?.code !== 'EPIPE') throw err;
+    }
+  };
+  return stream;
 }

@@ -63,6 +63,26 @@ describe('podconfig-agent command line', () => {
     expect(await startThenStop(['--status-address', 'off'], 1_000)).toEqual({ running: true, code: 0 });
   });
 
+  it('exits 0 on SIGTERM after the reader of its stdout has gone away (a log pipe that died)', async () => {
+    // Before, the log lines of the shutdown, written to the closed pipe at exit, were retried for good (EPIPE):
+    // the process hung at exit, deaf to every later signal, until SIGKILL.
+    const child = spawn(process.execPath, [AGENT_BIN, '--status-address', 'off'], { env: { ...process.env, KUBECONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+      const lines = createInterface({ input: child.stdout });
+      await new Promise<void>((resolve) => lines.on('line', (line) => { if (line.includes('reconciler started')) resolve(); }));
+      lines.close();
+      child.stdout.destroy(); // the read end closes: the agent's next write meets EPIPE
+      child.kill('SIGTERM');
+      expect(await exited).toEqual([0, null]);
+      expect(stderr).toBe('');
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+
   it.each(['SIGTERM', 'SIGINT'] as const)('exits 0, as for a later signal, on a %s that comes while the agent\'s modules load', async (sig) => {
     // The hooks hold the load of main.js (what the agent imports first that is heavy) and say so: the
     // signal is sent at that point, then the load goes on. Before, the signal killed the process (143, 130).
