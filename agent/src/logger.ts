@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
+import sonicBoom from 'sonic-boom';
 
 /**
  * Paths pino censors wherever they appear (one or two levels deep). Libraries never log these on
@@ -75,20 +76,23 @@ export function createRootLogger(o: RootLoggerOptions): Logger {
 }
 
 /**
- * stdout as pino's own default is (sonic-boom, asynchronous, flushed synchronously at exit), except that the flush
- * at exit gives up on a reader that has gone away (EPIPE: `| head`, a log forwarder that died). Lines buffered for
- * it are lost either way; the exit must not be: sonic-boom 4 retried such a write forever (the override in
- * pnpm-workspace.yaml takes 5, which throws instead, and an exception in an exit handler would change the exit code).
+ * stdout, written synchronously as the kubelet's klog writes: lines keep their order (pino's asynchronous default
+ * wrote the last ones out of order at exit) and none waits in a buffer when the process ends. A reader that has
+ * gone away (EPIPE: `| head`, a log forwarder that died) drops the lines, as pino drops them, instead of holding the
+ * exit: sonic-boom 4, pino 10's, retried that write for good, deaf to every later signal; this one is 5, ours
+ * whatever pino depends on.
  */
 function stdoutDestination(): DestinationStream {
-  const stream = pino.destination({ dest: process.stdout.fd || 1, sync: false });
-  const flushSync = stream.flushSync.bind(stream);
-  stream.flushSync = () => {
-    try {
-      flushSync();
-    } catch (err: unknown) {
-      if ((err as { code?: unknown } | null)?.code !== 'EPIPE') throw err;
-    }
+  const stream = new sonicBoom.SonicBoom({ fd: process.stdout.fd || 1, sync: true });
+  let gone = false;
+  const isBrokenPipe = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === 'EPIPE';
+  stream.on('error', (err: unknown) => {
+    if (!isBrokenPipe(err)) throw err;
+    gone = true;
+  });
+  return {
+    write: (line: string) => {
+      if (!gone) stream.write(line);
+    },
   };
-  return stream;
 }

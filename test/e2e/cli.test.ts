@@ -63,6 +63,30 @@ describe('podconfig-agent command line', () => {
     expect(await startThenStop(['--status-address', 'off'], 1_000)).toEqual({ running: true, code: 0 });
   });
 
+  it('writes its shutdown lines in order, the last one last, before it exits 0 on SIGTERM', async () => {
+    const child = spawn(process.execPath, [AGENT_BIN, '--status-address', 'off'], { env: { ...process.env, KUBECONFIG: '' }, stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+      const messages: string[] = [];
+      const lines = createInterface({ input: child.stdout });
+      const closed = once(lines, 'close');
+      const started = new Promise<void>((resolve) => lines.on('line', (line) => {
+        const msg = (JSON.parse(line) as { msg: string }).msg;
+        messages.push(msg);
+        if (msg === 'reconciler started') resolve();
+      }));
+      await started;
+      child.kill('SIGTERM');
+      expect(await exited).toEqual([0, null]);
+      await closed;
+      const shutdown = messages.slice(messages.indexOf('shutting down'));
+      expect(shutdown[0]).toBe('shutting down');
+      expect(shutdown.at(-1)).toBe('agent stopped');
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+
   it('exits 0 on SIGTERM after the reader of its stdout has gone away (a log pipe that died)', async () => {
     // Before, the log lines of the shutdown, written to the closed pipe at exit, were retried for good (EPIPE):
     // the process hung at exit, deaf to every later signal, until SIGKILL.
