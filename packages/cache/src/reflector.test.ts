@@ -400,6 +400,26 @@ describe(Reflector.name, () => {
       expect(r.clock.sleeps).toEqual([800]);
     });
 
+    it('warns of the move to a relist whatever the failure streak, where repeated re-watch failures went to debug after three', async () => {
+      const lines: Record<string, unknown>[] = [];
+      const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+      start({ logger });
+      await watching(1);
+      server.failNext('watch', 500, { times: 4 });
+      server.failNext('watch', 410);
+      server.closeWatches();
+      await watching(7);
+      expect(lists()).toHaveLength(2);
+      const failures = lines.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('watch failed')).map((l) => [l.level, l.msg]);
+      expect(failures).toEqual([
+        [40, 'watch failed, re-watching at the last resourceVersion'],
+        [40, 'watch failed, re-watching at the last resourceVersion'],
+        [40, 'watch failed, re-watching at the last resourceVersion'],
+        [20, 'watch failed, re-watching at the last resourceVersion'],
+        [40, 'watch failed, relisting'],
+      ]);
+    });
+
     it('re-watches at the same RV without relisting after 429 (honouring Retry-After), 500 and a reset on open (checklists 66, 67, D11)', async () => {
       const r = start();
       await watching(1);

@@ -615,11 +615,11 @@ export class Reflector<T extends KubeObject> {
       if (attemptFailed) this.#failedWatchAttempts++;
       else this.#failedWatchAttempts = 0;
       if (this.#failedWatchAttempts >= MAX_FAILED_WATCH_ATTEMPTS) {
-        return this.#failed(err, { phase: 'Syncing' }, `${MAX_FAILED_WATCH_ATTEMPTS} consecutive watch attempts failed, relisting`);
+        return this.#failed(err, { phase: 'Syncing' }, `${MAX_FAILED_WATCH_ATTEMPTS} consecutive watch attempts failed, relisting`, true);
       }
       return this.#failed(err, { phase: 'Watching' }, 'watch failed, re-watching at the last resourceVersion');
     }
-    return this.#failed(err, { phase: 'Syncing' }, 'watch failed, relisting');
+    return this.#failed(err, { phase: 'Syncing' }, 'watch failed, relisting', true);
   }
 
   async #letConsumersRun(): Promise<void> {
@@ -795,7 +795,8 @@ export class Reflector<T extends KubeObject> {
     };
   }
 
-  #failed(err: unknown, then: ReflectorState<T>, message: string): ReflectorState<T> {
+  /** `relisting`: a watch gave up for a relist (410, undecodable, 5 failed attempts), warned whatever the streak. */
+  #failed(err: unknown, then: ReflectorState<T>, message: string, relisting = false): ReflectorState<T> {
     this.#consecutiveFailures++;
     this.#noteError(err);
     let delayMs = this.#backoff.next();
@@ -804,8 +805,9 @@ export class Reflector<T extends KubeObject> {
     }
     const fields = { err, retryInMs: Math.round(delayMs), failures: this.#consecutiveFailures, next: then.phase };
     // A watch that opens and then fails at once (very short) ends each streak after one failure: its failed
-    // attempts keep the warnings throttled until a relist.
-    if (this.#consecutiveFailures <= WARN_FAILURES && this.#failedWatchAttempts <= WARN_FAILURES) this.#log.warn(fields, message);
+    // attempts keep the warnings throttled until a relist. The move to a relist is always told: the cache is stale
+    // until it is done, and the last line before it may have said "recovered".
+    if (relisting || (this.#consecutiveFailures <= WARN_FAILURES && this.#failedWatchAttempts <= WARN_FAILURES)) this.#log.warn(fields, message);
     else this.#log.debug(fields, message);
     return { phase: 'BackingOff', delayMs, then };
   }
