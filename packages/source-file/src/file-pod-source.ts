@@ -274,7 +274,7 @@ export class FilePodSource implements PodSource, StatusReporter {
       this.#skippedSeen.update(new Map());
       // A warning, once per state change (the kubelet logs an error every scan): a mistyped path is worth an
       // operator's look, yet it is a state the source handles (D5), so the source stays healthy.
-      this.#pathChanged('missing', () => this.#log.warn({ path: this.#path }, 'manifest path does not exist'));
+      this.#pathChanged('missing', () => this.#log.warn({}, 'manifest path does not exist'));
       return { set: NO_MANIFESTS, directory: false };
     }
     this.#mode = result.mode;
