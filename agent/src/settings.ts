@@ -213,7 +213,7 @@ export const SETTINGS: readonly Setting[] = [
     help: 'time between manifest URL polls (backs off up to 5m on failure)', parse: duration({ zeroIsDefault: DEFAULTS.httpCheckFrequencyMs }),
     fallback: () => DEFAULTS.httpCheckFrequencyMs },
   { key: 'httpReady', flag: 'http-ready', field: 'httpReady', arg: 'definitive|first-success',
-    help: 'when the http source counts as ready: after a definitive answer or a grace period (D9), or only after a success', parse: oneOf(['definitive', 'first-success'] as const), fallback: () => 'definitive' },
+    help: 'when the http source counts as ready: after a definitive answer (a 404 = no pods, removing the http pods) or a grace period (D9), or only after a success (a 404 keeps them)', parse: oneOf(['definitive', 'first-success'] as const), fallback: () => 'definitive' },
   { key: 'kubeconfig', flag: 'kubeconfig', field: 'kubeconfig', arg: 'FILE',
     help: 'kubeconfig for the apiserver source; unset: $KUBECONFIG, ~/.kube/config, in-cluster, else standalone; "" (given empty): standalone, no apiserver source',
     isPath: true, parse: kubeconfigPath, fallback: () => undefined },
