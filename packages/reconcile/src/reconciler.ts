@@ -2,7 +2,7 @@ import {
   deepFreeze, isMirrorPod, isStaticPod,
   ALL_SOURCES, ConfigInvalidError, errorMessage, isSourceName, isClosable, isPodLister, isStartable, PodConfigError, podKey, podRef, podUid, reportsRuntimeHealth,
 } from '@podconfig/core';
-import type { ActualPod, Clock, Pod, PodLister, PodUpdate, SourceName, SyncHandler, SyncPodType } from '@podconfig/core';
+import type { ActualPod, Clock, Pod, PodLister, PodUpdate, RuntimeHealthReporter, SourceName, SyncHandler, SyncPodType } from '@podconfig/core';
 import type { Logger } from 'pino';
 import { AbortableWait } from './abortable-wait.js';
 import { CallDeadlines } from './call-deadlines.js';
@@ -103,6 +103,8 @@ export class Reconciler {
   readonly #timers: ClockTimers;
   readonly #dispatcher: Dispatcher<PodWorker>;
   readonly #lanes: readonly HandlerLane[];
+  /** The handlers that can report runtime errors (spec §7's gate), with their lanes' names: asked before every update. */
+  readonly #runtimeReporters: readonly { readonly name: string; readonly reporter: RuntimeHealthReporter }[];
   /** Every pod with a record: desired ones, and ones still being killed. Keyed by UID. */
   readonly #pods = new Map<string, PodRecord>();
   /** REMOVEd pods whose kill waits for readiness, by the pod's source. */
@@ -188,6 +190,7 @@ export class Reconciler {
       syncFrequencyMs: this.#syncFrequencyMs,
       ...(options.random === undefined ? {} : { random: options.random }),
     }));
+    this.#runtimeReporters = this.#lanes.flatMap((lane) => (reportsRuntimeHealth(lane.handler) ? [{ name: lane.name, reporter: lane.handler }] : []));
   }
 
   /**
@@ -351,6 +354,11 @@ export class Reconciler {
           // Checked once the update is here, not before asking for it: the runtime may have gone down while the
           // loop waited. The update is held meanwhile; the ones after it coalesce in the sources' mailboxes (D16).
           const update = result.value;
+          if (this.#observeRuntime() === undefined) {
+            this.#apply(update); // the common case, without a closure per update
+            step();
+            return;
+          }
           whenRuntimeUp(() => {
             this.#apply(update);
             step();
@@ -364,14 +372,12 @@ export class Reconciler {
   /** The handlers' runtime error now (the first one), logged when it starts, changes or ends. */
   #observeRuntime(): string | undefined {
     let reason: string | undefined;
-    for (const lane of this.#lanes) {
-      const handler = lane.handler;
-      if (!reportsRuntimeHealth(handler)) continue;
+    for (const { name, reporter } of this.#runtimeReporters) {
       try {
-        const error = handler.runtimeError();
-        if (error !== undefined) reason = `handler "${lane.name}": ${error}`;
+        const error = reporter.runtimeError();
+        if (error !== undefined) reason = `handler "${name}": ${error}`;
       } catch (err: unknown) {
-        reason = `handler "${lane.name}": runtimeError() threw: ${errorMessage(err)}`;
+        reason = `handler "${name}": runtimeError() threw: ${errorMessage(err)}`;
       }
       if (reason !== undefined) break;
     }
