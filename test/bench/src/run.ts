@@ -2,6 +2,7 @@
  * The podconfig benchmark suite: `pnpm bench` (full) or `pnpm bench:ci` (`--tiny`: checks that it runs).
  *
  *   node test/bench/dist/run.js [--tiny] [--runs N] [--only id,id] [--clients podconfig,limit,…] [--out DIR]
+ *                               [--node-args='--cpu-prof --cpu-prof-dir=DIR']
  *
  * One workload server process on 127.0.0.1 serves every API scenario; each client runs as its own
  * process, one at a time, the runs interleaved (podconfig, peer, limit, client-go, podconfig, …). The
@@ -46,9 +47,12 @@ function log(message: string): void {
   process.stderr.write(`${message}\n`);
 }
 
+/** Extra Node.js options for the clients (`--node-args`): a profile of a client in a real run, for one. */
+let clientNodeArgs: readonly string[] = [];
+
 function spawnClient(name: Exclude<ClientName, 'clientgo'> | 'file-podconfig' | 'file-limit', args: ClientArgs): ChildProcessLines {
   const script = join(here, 'clients', `${name}-client.js`);
-  return new ChildProcessLines(process.execPath, ['--max-old-space-size=8192', script, JSON.stringify(args)], { spawnedAt: wallNow() });
+  return new ChildProcessLines(process.execPath, [...clientNodeArgs, '--max-old-space-size=8192', script, JSON.stringify(args)], { spawnedAt: wallNow() });
 }
 
 /** Reads client-go lines until the final push, translated into first/done reports. */
@@ -207,8 +211,11 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       tiny: { type: 'boolean' }, runs: { type: 'string' }, only: { type: 'string' }, clients: { type: 'string' }, out: { type: 'string' },
+      'node-args': { type: 'string' },
     },
   });
+  // NODE_OPTIONS refuses --cpu-prof and would reach the runner and the workload server too.
+  clientNodeArgs = values['node-args']?.split(/\s+/).filter((a) => a !== '') ?? [];
   const tiny = values.tiny === true;
   const runs = Number(values.runs ?? (tiny ? 1 : 3));
   const only = values.only?.split(',');
