@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { ConfigInvalidError, errorMessage } from '@podconfig/core';
+import { ConfigInvalidError, fileReadProblem, readBoundedFile } from '@podconfig/core';
 import { GoYamlError, parseGoYaml } from '@podconfig/manifest';
 import { CONFIG_FIELDS } from './settings.js';
 
@@ -24,9 +23,9 @@ export interface ConfigFile {
 export async function loadConfigFile(path: string): Promise<ConfigFile> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = (await readBoundedFile(path)).toString('utf8');
   } catch (err: unknown) {
-    throw new ConfigInvalidError(`--config ${path}: cannot read: ${errorMessage(err)}`, { cause: err });
+    throw new ConfigInvalidError(`--config ${path}: cannot read (${fileReadProblem(err)})`, { cause: err });
   }
   // As the kubelet reads its config file (sigs.k8s.io/yaml: `enableServer: yes` is a boolean, `0644`
   // octal). Errors give the position, never the content: a config file holds header values (tokens).

@@ -10,6 +10,7 @@ import type { AgentMetrics } from './metrics.js';
 import { coreModule } from './modules/core-module.js';
 import { handlersModule } from './modules/handlers-module.js';
 import { sourcesModule } from './modules/sources-module.js';
+import { readManifestUrlTls } from './pem-file.js';
 import { statusModule } from './modules/status-module.js';
 import { StartupResources } from './startup-resources.js';
 import { TOKENS } from './tokens.js';
@@ -51,6 +52,7 @@ export async function createAgent(config: AgentConfig, o: CreateAgentOptions): P
       }, 'apiserver source configured');
     }
   }
+  const manifestUrlTls = await readManifestUrlTls(config, o.signal);
   const container = new Container();
   const built = new StartupResources();
   // A library caller's handler objects too: the reconciler would have closed them at shutdown as well.
@@ -61,7 +63,7 @@ export async function createAgent(config: AgentConfig, o: CreateAgentOptions): P
         config, logger: o.logger, clock: o.clock ?? systemClock, shutdownSignal: o.signal,
         ...(o.metrics === undefined ? {} : { metrics: o.metrics }),
       }),
-      sourcesModule(config, cluster, env, built),
+      sourcesModule(config, cluster, env, manifestUrlTls, built),
       handlersModule(config, o.handlers ?? [], built),
       statusModule(config),
     );

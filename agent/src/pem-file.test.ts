@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PodConfigError } from '@podconfig/core';
 import { createTestPki, tempDir } from '@podconfig/testing';
@@ -14,19 +16,28 @@ describe('readPemFile()', () => {
     const pki = await createTestPki();
     await writeFile(join(dir.path, 'ca.crt'), pki.ca.cert);
     await writeFile(join(dir.path, 'tls.key'), pki.client.key);
-    expect(readPemFile(join(dir.path, 'ca.crt'), '--manifest-url-ca', 'CERTIFICATE').toString()).toBe(pki.ca.cert);
-    expect(readPemFile(join(dir.path, 'tls.key'), '--manifest-url-client-key', 'PRIVATE KEY').toString()).toBe(pki.client.key);
+    expect((await readPemFile(join(dir.path, 'ca.crt'), '--manifest-url-ca', 'CERTIFICATE')).toString()).toBe(pki.ca.cert);
+    expect((await readPemFile(join(dir.path, 'tls.key'), '--manifest-url-client-key', 'PRIVATE KEY')).toString()).toBe(pki.client.key);
   });
 
   it('rejects a file without the expected PEM block, naming the flag and file but not the content', async () => {
     const path = join(dir.path, 'wrong.pem');
     await writeFile(path, 'token: super-secret-value\n');
-    const err = (() => { try { readPemFile(path, '--manifest-url-ca', 'CERTIFICATE'); } catch (e: unknown) { return e; } return undefined; })();
+    const err = await readPemFile(path, '--manifest-url-ca', 'CERTIFICATE').then(() => undefined, (e: unknown) => e);
     expect(PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID')).toBe(true);
     expect((err as Error).message).toBe(`--manifest-url-ca ${path}: not a PEM file with a CERTIFICATE block`);
   });
 
-  it('rejects a missing file', () => {
-    expect(() => readPemFile(join(dir.path, 'none.pem'), '--manifest-url-client-cert', 'CERTIFICATE')).toThrow('--manifest-url-client-cert');
+  it('rejects a missing file', async () => {
+    const path = join(dir.path, 'none.pem');
+    await expect(readPemFile(path, '--manifest-url-client-cert', 'CERTIFICATE')).rejects.toThrow(`--manifest-url-client-cert ${path}: cannot read (ENOENT)`);
+  });
+
+  it('refuses an endless file at the configuration file limit, and reads a FIFO without a writer as empty instead of waiting', async () => {
+    await expect(readPemFile('/dev/zero', '--manifest-url-ca', 'CERTIFICATE')).rejects
+      .toThrow('--manifest-url-ca /dev/zero: cannot read (larger than the limit of 16777216 bytes)');
+    const fifo = join(dir.path, 'ca.fifo');
+    await promisify(execFile)('mkfifo', [fifo]);
+    await expect(readPemFile(fifo, '--manifest-url-ca', 'CERTIFICATE')).rejects.toThrow(`--manifest-url-ca ${fifo}: not a PEM file with a CERTIFICATE block`);
   });
 });

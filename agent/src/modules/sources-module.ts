@@ -6,18 +6,20 @@ import { HttpPodSource } from '@podconfig/source-http';
 import { ApiserverPodSource } from '@podconfig/source-apiserver';
 import { KubeClient, type ClusterConfig } from '@podconfig/kube-client';
 import type { AgentConfig } from '../agent-config.js';
-import { readPemFile } from '../pem-file.js';
-import { settingName } from '../settings.js';
+import type { ManifestUrlTls } from '../pem-file.js';
 import type { StartupResources } from '../startup-resources.js';
 import { TOKENS } from '../tokens.js';
 
 /**
  * The pod sources the configuration asks for; each is bound only when configured (feature
  * switches decide bindings, sources never read flags). `cluster` is undefined in standalone mode;
- * `env` holds the proxy variables for the manifest URL (the cluster's proxy is in `cluster` already).
+ * `env` holds the proxy variables for the manifest URL (the cluster's proxy is in `cluster` already), `tls` its
+ * TLS files, read before (bindings are synchronous).
  * The apiserver client is noted in `built` (released if the start fails).
  */
-export const sourcesModule = (config: AgentConfig, cluster: ClusterConfig | undefined, env: NodeJS.ProcessEnv, built?: StartupResources): ContainerModule =>
+export const sourcesModule = (
+  config: AgentConfig, cluster: ClusterConfig | undefined, env: NodeJS.ProcessEnv, tls: ManifestUrlTls, built?: StartupResources,
+): ContainerModule =>
   new ContainerModule(({ bind }) => {
     const { nodeName } = config;
     const staticPodPath = config.staticPodPath;
@@ -38,11 +40,7 @@ export const sourcesModule = (config: AgentConfig, cluster: ClusterConfig | unde
     }
     const manifestUrl = config.manifestUrl;
     if (manifestUrl !== undefined) {
-      const ca = config.manifestUrlCaFile === undefined ? undefined : readPemFile(config.manifestUrlCaFile, settingName(config, 'manifestUrlCaFile'), 'CERTIFICATE');
-      const cert = config.manifestUrlClientCertFile === undefined ? undefined
-        : readPemFile(config.manifestUrlClientCertFile, settingName(config, 'manifestUrlClientCertFile'), 'CERTIFICATE');
-      const key = config.manifestUrlClientKeyFile === undefined ? undefined
-        : readPemFile(config.manifestUrlClientKeyFile, settingName(config, 'manifestUrlClientKeyFile'), 'PRIVATE KEY');
+      const { ca, cert, key } = tls;
       bind(TOKENS.podSource)
         .toResolvedValue(
           (logger: Logger, clock: Clock) =>

@@ -38,6 +38,7 @@ export {
 } from './http-proxy-connector.js';
 export { Socks5Error, socks5Connector, type Socks5ConnectorOptions, type Socks5SocketConnector } from './socks5-connector.js';
 export { toAbsoluteForm, type AbsoluteFormRequest } from './absolute-form.js';
+export { FileTooLargeError, MAX_CONFIG_FILE_BYTES, fileReadProblem, readBoundedFile, type ReadBoundedFileOptions } from './read-bounded-file.js';
 export { runCommand, type CommandResult, type RunCommandOptions } from './run-command.js';
 export { copyWith } from './copy-with.js';
 export { deepFreeze, deepFreezeParsed } from './deep-freeze.js';

@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { ConfigInvalidError, type SyncHandlerFactory } from '@podconfig/core';
+import { ConfigInvalidError, fileReadProblem, readBoundedFile, type SyncHandlerFactory } from '@podconfig/core';
 import { EXEC_DEFAULT_KILL_GRACE_MS, EXEC_DEFAULT_TIMEOUT_MS, ExecSyncHandler } from './exec-sync-handler.js';
 import { HandlerOptions } from './handler-options.js';
 import { ListingExecSyncHandler } from './listing-exec-sync-handler.js';
@@ -65,9 +64,9 @@ const webhook: SyncHandlerFactory = async ({ logger, options }) => {
   let ca: string | undefined;
   if (caFile !== undefined) {
     try {
-      ca = await readFile(caFile, 'utf8');
+      ca = (await readBoundedFile(caFile)).toString('utf8');
     } catch (err: unknown) {
-      throw new ConfigInvalidError(`handler "webhook": option "caFile": cannot read ${caFile}`, { cause: err });
+      throw new ConfigInvalidError(`handler "webhook": option "caFile": cannot read ${caFile} (${fileReadProblem(err)})`, { cause: err });
     }
     if (!ca.includes('-----BEGIN CERTIFICATE-----')) {
       throw new ConfigInvalidError(`handler "webhook": option "caFile": ${caFile} holds no PEM certificate`);

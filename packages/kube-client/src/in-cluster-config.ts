@@ -1,6 +1,6 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PodConfigError } from '@podconfig/core';
+import { PodConfigError, fileReadProblem, readBoundedFile } from '@podconfig/core';
 import type { ClusterConfig } from './cluster-config.js';
 import { caBundleProblem } from './pem.js';
 import { Secret } from './secret.js';
@@ -26,9 +26,9 @@ export async function loadInClusterConfig(root: string, env: NodeJS.ProcessEnv):
   }
   let token: string;
   try {
-    token = (await readFile(tokenFile, 'utf8')).trim();
+    token = (await readBoundedFile(tokenFile)).toString('utf8').trim();
   } catch (err: unknown) {
-    throw new PodConfigError('PODCONFIG_KUBECONFIG_INVALID', `in-cluster token ${tokenFile} cannot be read`, { cause: err });
+    throw new PodConfigError('PODCONFIG_KUBECONFIG_INVALID', `in-cluster token ${tokenFile} cannot be read (${fileReadProblem(err)})`, { cause: err });
   }
   if (token === '') throw new PodConfigError('PODCONFIG_KUBECONFIG_INVALID', `in-cluster token ${tokenFile} is empty`);
 
@@ -36,14 +36,14 @@ export async function loadInClusterConfig(root: string, env: NodeJS.ProcessEnv):
   const caFile = join(root, 'ca.crt');
   let ca: string | undefined;
   try {
-    ca = await readFile(caFile, 'utf8');
+    ca = (await readBoundedFile(caFile)).toString('utf8');
     const problem = caBundleProblem(ca);
     if (problem !== undefined) {
       warnings.push(`in-cluster CA ${caFile} ${problem}; using the system roots`);
       ca = undefined;
     }
   } catch (err: unknown) {
-    warnings.push(`in-cluster CA ${caFile} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}); using the system roots`);
+    warnings.push(`in-cluster CA ${caFile} cannot be read (${fileReadProblem(err)}); using the system roots`);
   }
   const hostPort = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   let server: URL;

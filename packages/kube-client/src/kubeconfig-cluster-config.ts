@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { PodConfigError } from '@podconfig/core';
+import { PodConfigError, fileReadProblem, readBoundedFile } from '@podconfig/core';
 import type {
   ClientCertificate, ClusterAuth, ClusterConfig, ExecApiVersion, ExecClusterInfo, ExecPluginConfig, Impersonation,
 } from './cluster-config.js';
@@ -100,9 +99,9 @@ function localPath(path: string, file: string): string {
 
 async function readLocal(path: string, what: string, owner: string): Promise<Buffer> {
   try {
-    return await readFile(path);
+    return await readBoundedFile(path);
   } catch (err: unknown) {
-    throw invalid(`unable to read ${what} ${path} for ${owner} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, err);
+    throw invalid(`unable to read ${what} ${path} for ${owner} (${fileReadProblem(err)})`, err);
   }
 }
 

@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { PodConfigError } from '@podconfig/core';
+import { PodConfigError, fileReadProblem, readBoundedFile } from '@podconfig/core';
 import { GoYamlError, parseGoYaml } from '@podconfig/manifest';
 
 /** A kubeconfig `cluster` stanza, decoded but not yet resolved (paths are as written). */
@@ -71,10 +70,10 @@ export function kubeconfigError(path: string, problem: string, cause?: unknown):
 export async function readKubeconfigFile(path: string): Promise<KubeconfigFile | undefined> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = (await readBoundedFile(path)).toString('utf8');
   } catch (err: unknown) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw kubeconfigError(path, `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`, err);
+    throw kubeconfigError(path, `cannot be read (${fileReadProblem(err)})`, err);
   }
   return parseKubeconfig(text, path);
 }

@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { PodConfigError } from '@podconfig/core';
 import { createTestPki, tempDir, type TestPki } from '@podconfig/testing';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -153,6 +155,28 @@ describe('loadClusterConfig()', () => {
     const err = await rejection(loadClusterConfig({ kubeconfig: file, env: {} }));
     expect(err.code).toBe('PODCONFIG_KUBECONFIG_INVALID');
     expect(err.message).toBe(`kubeconfig ${file}: does not exist`);
+  });
+
+  it('bounds what it reads: an endless --kubeconfig or referenced file stops at the limit, a FIFO without a writer does not hang', async () => {
+    const endless = await rejection(loadClusterConfig({ kubeconfig: '/dev/zero', env: {} }));
+    expect(endless.code).toBe('PODCONFIG_KUBECONFIG_INVALID');
+    expect(endless.message).toBe('kubeconfig /dev/zero: cannot be read (larger than the limit of 16777216 bytes)');
+    const fifo = join(dir.path, 'ca.fifo');
+    await promisify(execFile)('mkfifo', [fifo]);
+    const file = await writeKubeconfig(join(dir.path, 'kc'), {
+      'current-context': 'main',
+      clusters: { c: { server: 'https://127.0.0.1:6443', 'certificate-authority': '/dev/zero' } },
+      users: { u: { tokenFile: fifo } },
+      contexts: { main: { cluster: 'c', user: 'u' } },
+    });
+    const referenced = await rejection(loadClusterConfig({ kubeconfig: file, env: {} }));
+    expect(referenced.message).toBe(`unable to read certificate-authority /dev/zero for cluster "c" in kubeconfig ${file} (larger than the limit of 16777216 bytes)`);
+    const viaFifo = await writeKubeconfig(join(dir.path, 'kc2'), {
+      'current-context': 'main', clusters: { c: { server: 'https://127.0.0.1:6443' } }, users: { u: { tokenFile: fifo } },
+      contexts: { main: { cluster: 'c', user: 'u' } },
+    });
+    // Empty, at once (a blocking read would wait for a writer for good): an empty token file is refused as client-go does.
+    await expect(loadClusterConfig({ kubeconfig: viaFifo, env: {} })).rejects.toThrow(`tokenFile ${fifo} of user "u" in kubeconfig ${viaFifo} is empty`);
   });
 
   it('throws naming the file and the position for invalid YAML, without quoting the content', async () => {

@@ -1,5 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
-import type { Clock } from '@podconfig/core';
+import { stat } from 'node:fs/promises';
+import { readBoundedFile, type Clock } from '@podconfig/core';
 
 export interface PolledFileOptions {
   readonly path: string;
@@ -38,7 +38,7 @@ export class PolledFile {
     const s = await stat(this.#o.path);
     const stamp = `${s.mtimeMs}:${s.size}:${s.ino}`;
     if (!force && stamp === this.#stamp) return undefined;
-    const content = await readFile(this.#o.path);
+    const content = await readBoundedFile(this.#o.path);
     this.#stamp = stamp;
     return content;
   }

@@ -1,0 +1,82 @@
+import { execFile } from 'node:child_process';
+import { constants } from 'node:fs';
+import { open, writeFile, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDir } from '@podconfig/testing';
+import { PodConfigError } from './errors.js';
+import { FileTooLargeError, MAX_CONFIG_FILE_BYTES, fileReadProblem, readBoundedFile } from './read-bounded-file.js';
+
+let dir: { path: string; cleanup: () => Promise<void> };
+let writer: FileHandle | undefined;
+beforeEach(async () => {
+  dir = await tempDir('read-bounded-file-');
+});
+afterEach(async () => {
+  await writer?.close();
+  writer = undefined;
+  await dir.cleanup();
+});
+
+async function fifo(): Promise<string> {
+  const path = join(dir.path, 'fifo');
+  await promisify(execFile)('mkfifo', [path]);
+  return path;
+}
+
+async function failure(p: Promise<unknown>): Promise<unknown> {
+  return p.then(() => undefined, (err: unknown) => err);
+}
+
+describe(readBoundedFile.name, () => {
+  it('reads a file of exactly the limit, and refuses one byte more naming the path', async () => {
+    const path = join(dir.path, 'kubeconfig');
+    await writeFile(path, 'x'.repeat(100_000));
+    expect((await readBoundedFile(path, { maxBytes: 100_000 })).length).toBe(100_000);
+    const err = await failure(readBoundedFile(path, { maxBytes: 99_999 }));
+    expect(PodConfigError.is(err, 'PODCONFIG_FILE_TOO_LARGE')).toBe(true);
+    expect(err).toBeInstanceOf(FileTooLargeError);
+    expect(err).toMatchObject({ path, maxBytes: 99_999, message: `${path}: larger than the limit of 99999 bytes` });
+    expect(fileReadProblem(err)).toBe('larger than the limit of 99999 bytes');
+  });
+
+  it('stops an endless file at the limit (16 MiB by default)', async () => {
+    expect(MAX_CONFIG_FILE_BYTES).toBe(16 * 1024 * 1024);
+    expect(PodConfigError.is(await failure(readBoundedFile('/dev/zero')), 'PODCONFIG_FILE_TOO_LARGE')).toBe(true);
+  });
+
+  it('reads a FIFO without a writer as empty at once, instead of waiting for one', async () => {
+    expect((await readBoundedFile(await fifo())).length).toBe(0);
+  });
+
+  it('reads a pipe whose writer is attached as its data comes, to the writer closing it', async () => {
+    const path = await fifo();
+    // O_RDWR opens a FIFO without waiting, and counts as a writer: a shell's <(command) as the reader sees it.
+    writer = await open(path, constants.O_RDWR);
+    const read = readBoundedFile(path);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await writer.write('apiVersion: v1\n');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await writer.write('kind: Config\n');
+    await writer.close();
+    writer = undefined;
+    expect((await read).toString()).toBe('apiVersion: v1\nkind: Config\n');
+  });
+
+  it('stops waiting for a pipe\'s data when the signal aborts', async () => {
+    const path = await fifo();
+    writer = await open(path, constants.O_RDWR);
+    const controller = new AbortController();
+    const read = failure(readBoundedFile(path, { signal: controller.signal }));
+    setTimeout(() => controller.abort(new Error('shutting down')), 50);
+    expect(await read).toEqual(new Error('shutting down'));
+  });
+
+  it('passes I/O errors through with their code', async () => {
+    const missing = await failure(readBoundedFile(join(dir.path, 'missing')));
+    expect(missing).toMatchObject({ code: 'ENOENT' });
+    expect(fileReadProblem(missing)).toBe('ENOENT');
+    expect(await failure(readBoundedFile(dir.path))).toMatchObject({ code: 'EISDIR' });
+  });
+});
