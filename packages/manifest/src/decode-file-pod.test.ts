@@ -411,6 +411,18 @@ describe(decodeFilePod.name, () => {
       expect(err.reason).toMatch(/spec\.containers\[0\]\.resources\.limits\["memory"\]: quantities must match/);
     });
 
+    it('rejects a pinned UID that is not a plain token: handlers name files by it (podconfig\'s rule)', async () => {
+      expect((await fixtureRejection('invalid/uid-path.yaml')).reason)
+        .toBe('invalid pod: metadata.uid: Invalid value: "../../victim.txt": must be 1-128 letters, digits, \'-\', \'.\' or \'_\', starting with a letter or digit');
+      for (const uid of ['a/b', '.hidden', '..', '"x\\ty"', `a${'b'.repeat(128)}`]) {
+        const err = rejection(() => decodeFilePod(podManifestYaml('web').replace('  name: web', `  name: web\n  uid: ${uid}`), file('/m/web.yaml')));
+        expect(err.reason).toMatch(/^invalid pod: metadata\.uid: Invalid value: /);
+      }
+      for (const uid of ['3f1e2d4c-0000-4000-8000-00000000abcd', 'web_1.v2', `a${'b'.repeat(127)}`]) {
+        expect(decodeFilePod(podManifestYaml('web').replace('  name: web', `  name: web\n  uid: ${uid}`), file('/m/web.yaml')).metadata?.uid).toBe(uid);
+      }
+    });
+
     it('rejects a name that is too long once suffixed', async () => {
       expect((await fixtureRejection('invalid/name-too-long.yaml')).reason).toMatch(/^invalid pod: metadata\.name: Invalid value: "n{253}-node-a": must be no more than 253 characters$/);
     });

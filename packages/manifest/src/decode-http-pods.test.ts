@@ -145,7 +145,7 @@ describe(decodeHttpPods.name, () => {
     it('rejects the bad inputs a file rejects', async () => {
       for (const name of ['invalid/empty.yaml', 'invalid/binary-garbage.bin', 'invalid/alias-bomb.yaml', 'invalid/unknown-field.yaml',
         'invalid/missing-name.yaml', 'invalid/missing-kind.yaml', 'invalid/ephemeral-containers.yaml', 'invalid/name-too-long.yaml',
-        'invalid/invalid-yaml.yaml']) {
+        'invalid/invalid-yaml.yaml', 'invalid/uid-path.yaml']) {
         const body = await fixture(name);
         expect(rejection(() => decodeHttpPods(body, http())).code).toBe('PODCONFIG_MANIFEST_INVALID');
       }

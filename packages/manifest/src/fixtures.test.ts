@@ -43,7 +43,7 @@ describe('fixtures', () => {
     expect(files).toEqual([
       'alias-bomb.yaml', 'binary-garbage.bin', 'configmap-env.yaml', 'empty.yaml', 'ephemeral-containers.yaml',
       'invalid-yaml.yaml', 'missing-kind.yaml', 'missing-name.yaml', 'name-too-long.yaml', 'non-pod-kind.yaml',
-      'pod-list-bad-item.yaml', 'secret-volume.yaml', 'service-account.yaml', 'unknown-field.yaml',
+      'pod-list-bad-item.yaml', 'secret-volume.yaml', 'service-account.yaml', 'uid-path.yaml', 'unknown-field.yaml',
     ]);
     for (const name of files) {
       const data = await readFile(`${dir}/${name}`);

@@ -12,6 +12,11 @@ const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
 const TOLERATION_OPERATORS = ['Exists', 'Equal'];
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 const HOST_PATH_TYPES = ['', 'DirectoryOrCreate', 'Directory', 'FileOrCreate', 'File', 'Socket', 'CharDevice', 'BlockDevice'];
+/**
+ * A UID a manifest pins (podconfig's rule, not the API's, which never takes a UID from a client): handlers
+ * name files, directories and cgroups by it, so `../x` or `a/b` must not get that far.
+ */
+const SAFE_UID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 /** TotalAnnotationSizeLimitB: the summed length of annotation keys and values. */
 const MAX_ANNOTATIONS_BYTES = 256 * 1024;
 
@@ -27,6 +32,10 @@ export function validatePod(pod: Pod): string[] {
   const name = meta.name ?? '';
   if (name === '') errors.push('metadata.name: Required value: name or generateName is required');
   else for (const p of dns1123SubdomainProblems(name)) errors.push(`metadata.name: Invalid value: ${JSON.stringify(name)}: ${p}`);
+  // Set by the kubelet defaults before this runs; a pod checked without them may have none.
+  if (meta.uid !== undefined && meta.uid !== '' && !SAFE_UID.test(meta.uid)) {
+    errors.push(`metadata.uid: Invalid value: ${JSON.stringify(meta.uid)}: must be 1-128 letters, digits, '-', '.' or '_', starting with a letter or digit`);
+  }
   const namespace = meta.namespace ?? '';
   for (const p of dns1123LabelProblems(namespace)) errors.push(`metadata.namespace: Invalid value: ${JSON.stringify(namespace)}: ${p}`);
   for (const [key, value] of Object.entries(meta.labels ?? {})) {
