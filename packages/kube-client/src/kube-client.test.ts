@@ -1,3 +1,4 @@
+import { constants as bufferConstants } from 'node:buffer';
 import { once } from 'node:events';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -11,7 +12,7 @@ import { pino, type Logger } from 'pino';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { stringify } from 'yaml';
 import type { ClusterConfig } from './cluster-config.js';
-import { KubeClient, MAX_REDIRECTS, MAX_RETRY_AFTER_RETRIES, MAX_RETRY_AFTER_SECONDS, type KubeClientOptions } from './kube-client.js';
+import { KubeClient, MAX_REDIRECTS, MAX_RESPONSE_BYTES, MAX_RETRY_AFTER_RETRIES, MAX_RETRY_AFTER_SECONDS, type KubeClientOptions } from './kube-client.js';
 import { loadClusterConfig } from './load-cluster-config.js';
 import { ScannedWatchEvent } from './scanned-watch-event.js';
 import { Secret } from './secret.js';
@@ -264,6 +265,52 @@ describe(KubeClient.name, () => {
       const { sent, finished } = await ended;
       expect(finished).toBe(false);
       expect(sent).toBeLessThan(total);
+    });
+
+    it('reads a list body up to maxResponseBytes and fails past it, an endless one included, without reading on', async () => {
+      const list = JSON.stringify({ kind: 'PodList', items: [] });
+      let ended!: Promise<number>;
+      const s = await serve(async (req, res) => {
+        if (req.url?.startsWith('/fits') === true) return json(res, 200, JSON.parse(list));
+        if (req.url?.startsWith('/declared') === true) {
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(list.length + 1) });
+          return void res.write('{');
+        }
+        // Chunked, never ending: 64 KiB at a time for as long as the client reads.
+        let sent = 0;
+        ended = new Promise((resolve) => res.on('close', () => resolve(sent)));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"kind":"PodList","items":[{"metadata":{"name":"a","annotations":{"a":"');
+        const chunk = Buffer.alloc(64 * 1024, 'A');
+        while (!res.destroyed) {
+          sent += chunk.length;
+          if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+        }
+      });
+      const c = client(clusterConfig(s.url), { maxResponseBytes: list.length });
+      expect(await c.getJSON('/fits', q(), signal)).toEqual({ kind: 'PodList', items: [] });
+      const declared = await failure(c.getJSON('/declared', q(), signal));
+      expect(declared).toMatchObject({ code: 'PODCONFIG_BODY_TOO_LARGE', message: `GET /declared: the response is larger than the limit of ${list.length} bytes` });
+      const big = client(clusterConfig(s.url), { maxResponseBytes: 1024 * 1024 });
+      const endless = await failure(big.getJSON('/endless', q(), signal));
+      expect(endless).toMatchObject({ code: 'PODCONFIG_BODY_TOO_LARGE', message: 'GET /endless: the response is larger than the limit of 1048576 bytes' });
+      // The connection is dropped: the server stops writing soon after the cap (socket buffers hold a few MiB at most).
+      expect(await ended).toBeLessThan(32 * 1024 * 1024);
+      expect(MAX_RESPONSE_BYTES).toBe(bufferConstants.MAX_STRING_LENGTH);
+    });
+
+    it('gives a list body timeoutMs after its headers to arrive, however steadily it trickles', async () => {
+      const s = await serve(async (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"kind":"PodList",');
+        // A byte every 20 ms: never a gap as long as the timeout, never an end.
+        while (!res.destroyed) {
+          res.write(' ');
+          await Promise.race([new Promise((resolve) => setTimeout(resolve, 20)), once(res, 'close')]);
+        }
+      });
+      const err = await failure(client(clusterConfig(s.url), { timeoutMs: 300 }).getJSON('/slow', q(), signal));
+      expect(err).toMatchObject({ code: 'PODCONFIG_TIMEOUT', retryable: true, message: "GET /slow: the response's body took longer than 300 ms" });
     });
 
     it('honours Retry-After on 429 and 503, then returns the answer', async () => {

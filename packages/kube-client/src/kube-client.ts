@@ -1,3 +1,4 @@
+import { constants as bufferConstants } from 'node:buffer';
 import { posix } from 'node:path';
 import { ConfigInvalidError, PodConfigError, REDIRECT_STATUSES, raceSignal, redirectTarget, safeUrl, systemClock, type Clock } from '@podconfig/core';
 import type { Logger } from 'pino';
@@ -40,7 +41,19 @@ export interface KubeClientOptions {
    * no timeout (client-go's `rest.Config.Timeout`); negative or non-finite values throw `PODCONFIG_CONFIG_INVALID`.
    */
   readonly timeoutMs?: number;
+  /**
+   * The largest body of a non-watch response (a list) read (default {@link MAX_RESPONSE_BYTES}, the longest
+   * string V8 holds: no longer body could be decoded anyway). Beyond it the request fails with
+   * `PODCONFIG_BODY_TOO_LARGE`, at once when `Content-Length` says so. Watch lines have their own cap.
+   */
+  readonly maxResponseBytes?: number;
 }
+
+/**
+ * The default {@link KubeClientOptions.maxResponseBytes}: Node.js's `buffer.constants.MAX_STRING_LENGTH`
+ * (~512 MiB on 64-bit), so that a body that never ends costs that much, not the process.
+ */
+export const MAX_RESPONSE_BYTES = bufferConstants.MAX_STRING_LENGTH;
 
 /** Redirects one request follows: Go's client sends at most 10 requests (`len(via) >= 10` stops it), so 9. */
 export const MAX_REDIRECTS = 9;
@@ -76,6 +89,7 @@ export class KubeClient {
   readonly #server: string;
   readonly #staticHeaders: Record<string, string | string[]>;
   readonly #timeoutMs: number;
+  readonly #maxResponseBytes: number;
   #started = false;
   #closed = false;
 
@@ -102,6 +116,7 @@ export class KubeClient {
     // client-go joins the server's path and the request's with path.Join, which cleans them: `//a//b/` → `/a/b`.
     this.#base = `${config.server.origin}${posix.normalize(config.server.pathname).replace(/\/+$/, '')}`;
     this.#timeoutMs = timeoutMs;
+    this.#maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
     this.#staticHeaders = {
       accept: 'application/json',
       'user-agent': options.userAgent ?? `podconfig (${process.platform}/${process.arch}) node/${process.version}`,
@@ -283,19 +298,52 @@ export class KubeClient {
   }
 
   async #json(res: Dispatcher.ResponseData, describe: string, signal: AbortSignal): Promise<unknown> {
-    let text: string;
-    try {
-      text = await res.body.text();
-    } catch (err: unknown) {
-      if (signal.aborted) throw err;
-      throw transportError(err, describe, this.#server);
-    }
+    const text = await this.#bodyText(res, describe, signal);
     if (text === '') return undefined;
     try {
       return JSON.parse(text) as unknown;
     } catch {
       throw new PodConfigError('PODCONFIG_SOURCE_UNAVAILABLE', `${describe}: the response (${res.statusCode}) is not JSON`, { retryable: true });
     }
+  }
+
+  /**
+   * The body of a non-watch response, at most `maxResponseBytes` of it, within `timeoutMs` of its headers (the
+   * undici body timeout is only the longest gap between chunks: a server trickling a byte a minute would hold
+   * a list for good; client-go's `Timeout` bounds the whole exchange too, and the API server ends a list at
+   * its own request timeout, 60 s by default).
+   */
+  async #bodyText(res: Dispatcher.ResponseData, describe: string, signal: AbortSignal): Promise<string> {
+    const max = this.#maxResponseBytes;
+    const tooLarge = (): PodConfigError =>
+      new PodConfigError('PODCONFIG_BODY_TOO_LARGE', `${describe}: the response is larger than the limit of ${max} bytes`);
+    const body = res.body;
+    const declared = res.headers['content-length'];
+    if (typeof declared === 'string' && Number(declared) > max) {
+      body.on('error', noop);
+      body.destroy();
+      throw tooLarge();
+    }
+    const ms = this.#timeoutMs;
+    const timer = ms === 0 ? undefined : setTimeout(() => {
+      body.destroy(new PodConfigError('PODCONFIG_TIMEOUT', `${describe}: the response's body took longer than ${ms} ms`, { retryable: true }));
+    }, ms);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of body) {
+        const buf = chunk as Buffer;
+        size += buf.length;
+        if (size > max) throw tooLarge(); // leaving the loop destroys the body
+        chunks.push(buf);
+      }
+    } catch (err: unknown) {
+      if (signal.aborted || PodConfigError.is(err)) throw err;
+      throw transportError(err, describe, this.#server);
+    } finally {
+      clearTimeout(timer);
+    }
+    return Buffer.concat(chunks, size).toString('utf8');
   }
 
   /** Reads up to 1 MiB of an error response (a Status) and releases the rest. */
