@@ -5,6 +5,11 @@ export interface HandlerSpec {
   readonly options: Readonly<Record<string, unknown>>;
   /** Where it was given (`--config FILE: field "handlers"[1]`), named in its load and option errors. */
   readonly origin?: string;
+  /**
+   * Where a relative module path resolves: the config file's directory for an entry of its `handlers`, as
+   * the file's other paths; unset (a flag, the library API): the working directory.
+   */
+  readonly baseDir?: string;
 }
 
 export interface StatusAddress {

@@ -29,6 +29,15 @@ describe('loadSyncHandler()', () => {
     expect(h.name).toBe('custom-n1-x');
   });
 
+  it("resolves a relative module path against the spec's baseDir (a config file's directory), a package name still from the working directory", async () => {
+    await mkdir(join(dir.path, 'etc'));
+    await writeFile(join(dir.path, 'etc', 'plugin.mjs'), 'export default () => ({ name: "from-etc", async syncPod() {}, async killPod() {} });');
+    const h = await loadSyncHandler({ name: './plugin.mjs', options: {}, baseDir: join(dir.path, 'etc') }, ctx());
+    expect(h.name).toBe('from-etc');
+    const err = await loadSyncHandler({ name: './plugin.mjs', options: {} }, ctx()).catch((e: unknown) => e);
+    expect((err as Error).message).toContain('cannot load module');
+  });
+
   it.each(['plugin.mjs', 'plugin.js', 'plugin.cjs'])('loads a bare file name %s from the working directory, not as a package name', async (file) => {
     // `--handler plugin.mjs` is what a user types for a file next to them; as a package name it would not be found.
     const source = file.endsWith('.cjs')

@@ -43,7 +43,7 @@ function withOrigin(spec: HandlerSpec, err: PodConfigError): PodConfigError {
 async function importFactory(spec: HandlerSpec, cwd: string): Promise<SyncHandlerFactory> {
   let url: string;
   if (isPathLike(spec.name)) {
-    url = pathToFileURL(resolve(cwd, spec.name)).href;
+    url = pathToFileURL(resolve(spec.baseDir ?? cwd, spec.name)).href;
   } else {
     // An installed package: among the agent's own dependencies first (a package in a writable directory
     // above the working directory cannot stand in for one of them), then from the working directory (where a

@@ -103,6 +103,14 @@ describe('resolveConfig()', () => {
     expect(resolveConfig({}, { staticPodPath: 'manifests' }).staticPodPath).toBe('manifests');
   });
 
+  it("tells a config file's handler entries its directory, where their module paths resolve; not those of a flag", () => {
+    const file = { handlers: [{ name: './my-handler.mjs' }, 'log'] };
+    expect(resolveConfig({}, file, { configFile: '/etc/podconfig/config.yaml' }).handlers.map((h) => h.baseDir))
+      .toEqual(['/etc/podconfig', '/etc/podconfig']);
+    expect(resolveConfig({ handler: ['./my-handler.mjs'] }, file, { configFile: '/etc/podconfig/config.yaml' }).handlers[0]?.baseDir).toBeUndefined();
+    expect(resolveConfig({}, file).handlers[0]?.baseDir).toBeUndefined();
+  });
+
   it('keeps an empty kubeconfig as "" (standalone on purpose), not unset, and does not resolve it against the config file', () => {
     expect(resolveConfig({ kubeconfig: '' }, {}).kubeconfig).toBe('');
     expect(resolveConfig({}, { kubeconfig: '' }, { configFile: '/etc/podconfig/c.yaml' }).kubeconfig).toBe('');

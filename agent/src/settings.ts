@@ -28,6 +28,8 @@ export interface Setting {
    * (the kubelet's `resolveRelativePaths` over `KubeletConfigurationPathRefs`); a flag's stays as given.
    */
   readonly isPath?: boolean;
+  /** For a value holding paths (not one): the value a config file gave, told the file's directory. */
+  readonly inConfigDir?: (value: unknown, dir: string) => unknown;
   /** `raw` is a flag string (or string[] when repeatable) or a config-file value; `what` names it in errors. */
   readonly parse: (raw: unknown, what: string, ctx: ParseContext) => unknown;
   readonly fallback: () => unknown;
@@ -230,7 +232,8 @@ export const SETTINGS: readonly Setting[] = [
     help: 'per-source: a pod is killed once its own source is ready (D10); all-sources: the kubelet rule', parse: oneOf(['per-source', 'all-sources'] as const), fallback: () => 'per-source' },
   { key: 'handlers', flag: 'handler', field: 'handlers', arg: 'SPEC', repeatable: true,
     help: 'sync handler: log, state-dir=DIR, exec=COMMAND, webhook=URL, a path to an ES module, or a package name (repeatable; default: log)',
-    parse: handlers, fallback: () => [{ name: 'log', options: {} }] },
+    parse: handlers, fallback: () => [{ name: 'log', options: {} }],
+    inConfigDir: (specs, dir) => (specs as HandlerSpec[]).map((spec) => ({ ...spec, baseDir: dir })) },
   { key: 'handlerTimeoutMs', flag: 'handler-timeout', field: 'handlerTimeout', arg: 'DURATION', help: 'per-call timeout of sync handlers; also bounds loading each handler (module and factory)', parse: duration({ positive: true }), fallback: () => DEFAULTS.handlerTimeoutMs },
   { key: 'handlerConcurrency', flag: 'handler-concurrency', field: 'handlerConcurrency', arg: 'N', help: 'handler calls in flight across pods', parse: number({ integer: true }), fallback: () => DEFAULTS.handlerConcurrency },
   { key: 'statusAddress', flag: 'status-address', field: 'statusAddress', arg: 'HOST:PORT',
@@ -301,6 +304,7 @@ export function resolveConfig(flags: Readonly<Record<string, unknown>>, file: Re
       if (s.isPath === true && typeof value === 'string' && value !== '' && configFile !== undefined && !isAbsolute(value)) {
         value = resolve(dirname(configFile), value);
       }
+      if (s.inConfigDir !== undefined && configFile !== undefined) value = s.inConfigDir(value, resolve(dirname(configFile)));
       out[s.key] = value;
       origins[s.key] = what;
     } else {
