@@ -48,12 +48,13 @@ export interface KillPodRequest {
  *   pods are handled concurrently, up to a bound.
  * - **Idempotent.** Any call may repeat (retries, resyncs, restarts of the agent re-announce every
  *   pod as `create`). A handler converges reality to the request; it does not count calls.
- * - **Failure.** Throwing or rejecting marks the work as failed: it is retried with exponential
- *   backoff, shown per pod in `/pods` and counted in metrics. Other pods are not affected.
+ * - **Failure.** Throwing or rejecting marks the work as failed: it is retried after 10 s jittered to
+ *   [10 s, 15 s), every time (flat, the kubelet's pod-worker `backOffPeriod`), shown per pod in `/pods` and
+ *   counted in metrics. Other pods are not affected.
  * - **Time.** Each call gets `signal`, aborted when the per-call timeout expires (rounded up by at
  *   most 1 %: calls with the same deadline share one signal, so remove the listeners you add) or the
- *   agent shuts down. A handler that ignores it is abandoned after the timeout (its promise is no longer
- *   awaited) and the call counts as failed.
+ *   agent shuts down. A call that outlasts the timeout counts as failed (a timeout) and is retried, whether
+ *   it returns when its signal aborts or ignores it (then it is abandoned: its promise is no longer awaited).
  * - **One static pod per full name** (spec §6.6): when two sources want a static pod with the same
  *   `name_namespace`, only the first is synced; the next one is created after the first is killed.
  * - **Handlers side by side.** With several handlers, each sees every pod, independently: a failing
