@@ -20,11 +20,12 @@ export interface ConfigFile {
  * `kubelet.config.k8s.io/v1beta1`, `PodConfigAgentConfiguration` with `podconfig.io/v1alpha1`), as
  * the kubelet's decoder requires both; a file with neither is a PodConfigAgentConfiguration.
  */
-export async function loadConfigFile(path: string): Promise<ConfigFile> {
+export async function loadConfigFile(path: string, signal?: AbortSignal): Promise<ConfigFile> {
   let text: string;
   try {
-    text = (await readBoundedFile(path)).toString('utf8');
+    text = (await readBoundedFile(path, signal === undefined ? {} : { signal })).toString('utf8');
   } catch (err: unknown) {
+    if (signal?.aborted === true) throw err;
     throw new ConfigInvalidError(`--config ${path}: cannot read (${fileReadProblem(err)})`, { cause: err });
   }
   // As the kubelet reads its config file (sigs.k8s.io/yaml: `enableServer: yes` is a boolean, `0644`

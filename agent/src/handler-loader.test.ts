@@ -121,11 +121,17 @@ describe('loadSyncHandler()', () => {
     expect((err as Error).message).toContain(`No "exports" main defined in ${pkg}/package.json imported from ${dir.path}/`);
   });
 
-  it('fails naming the module when its factory never settles within the timeout', async () => {
-    await writeFile(join(dir.path, 'never.mjs'), 'export default () => new Promise(() => {});\n');
+  it('fails naming the module when its factory never settles within the timeout, and aborts the signal the factory got', async () => {
+    const hooks = globalThis as { neverFactorySignal?: AbortSignal };
+    await writeFile(join(dir.path, 'never.mjs'), 'export default (ctx) => { globalThis.neverFactorySignal = ctx.signal; return new Promise(() => {}); };\n');
     const err = await loadSyncHandler({ name: './never.mjs', options: {} }, { ...ctx(), timeoutMs: 50 }).catch((e: unknown) => e);
     expect(PodConfigError.is(err, 'PODCONFIG_PLUGIN_LOAD')).toBe(true);
     expect((err as Error).message).toBe('handler "./never.mjs": the module or its factory did not settle within 50ms (--handler-timeout)');
+    // What the factory waits for (a file that is a silent pipe, a request) ends with it, instead of holding the process.
+    expect(hooks.neverFactorySignal?.aborted).toBe(true);
+    expect(hooks.neverFactorySignal?.reason).toBe(err);
+    expect(controller.signal.aborted).toBe(false);
+    delete hooks.neverFactorySignal;
   });
 
   it('closes a handler whose factory finished only after its load was given up', async () => {

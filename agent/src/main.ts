@@ -43,7 +43,7 @@ export async function createAgent(config: AgentConfig, o: CreateAgentOptions): P
     cluster = undefined;
     o.logger.info({ setting: settingName(config, 'kubeconfig') }, 'kubeconfig set empty: standalone mode, no apiserver source');
   } else {
-    cluster = await loadCluster(config, env);
+    cluster = await loadCluster(config, env, o.signal);
     if (cluster === undefined) o.logger.info({}, 'no kubeconfig and not in a cluster: standalone mode, no apiserver source');
     // Which credentials the api source uses (`kubeconfig:<file>#<context>` or `in-cluster`): found, not only given.
     else {
@@ -76,12 +76,13 @@ export async function createAgent(config: AgentConfig, o: CreateAgentOptions): P
   }
 }
 
-async function loadCluster(config: AgentConfig, env: NodeJS.ProcessEnv): Promise<ClusterConfig | undefined> {
+async function loadCluster(config: AgentConfig, env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<ClusterConfig | undefined> {
   try {
     return await loadClusterConfig({
       ...(config.kubeconfig === undefined ? {} : { kubeconfig: config.kubeconfig }),
       ...(config.context === undefined ? {} : { context: config.context }),
       env,
+      signal,
     });
   } catch (err: unknown) {
     // A missing or broken kubeconfig, or an unknown context, is a bad value the user gave: invalid configuration.

@@ -33,11 +33,13 @@ describe('readPemFile()', () => {
     await expect(readPemFile(path, '--manifest-url-client-cert', 'CERTIFICATE')).rejects.toThrow(`--manifest-url-client-cert ${path}: cannot read (ENOENT)`);
   });
 
-  it('refuses an endless file at the configuration file limit, and reads a FIFO without a writer as empty instead of waiting', async () => {
+  it('refuses an endless file at the configuration file limit, and stops waiting for a FIFO\'s writer when the signal aborts', async () => {
     await expect(readPemFile('/dev/zero', '--manifest-url-ca', 'CERTIFICATE')).rejects
       .toThrow('--manifest-url-ca /dev/zero: cannot read (larger than the limit of 16777216 bytes)');
     const fifo = join(dir.path, 'ca.fifo');
     await promisify(execFile)('mkfifo', [fifo]);
-    await expect(readPemFile(fifo, '--manifest-url-ca', 'CERTIFICATE')).rejects.toThrow(`--manifest-url-ca ${fifo}: not a PEM file with a CERTIFICATE block`);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('shutting down')), 50);
+    await expect(readPemFile(fifo, '--manifest-url-ca', 'CERTIFICATE', controller.signal)).rejects.toThrow(/^shutting down$/);
   });
 });

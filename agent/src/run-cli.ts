@@ -51,10 +51,12 @@ export async function runCli(argv: readonly string[], o: RunCliOptions): Promise
   let ignoredFields: readonly string[] = [];
   try {
     const configFile = parsed.commandLine.configFile;
-    const file = configFile === undefined ? undefined : await loadConfigFile(configFile);
+    const file = configFile === undefined ? undefined : await loadConfigFile(configFile, o.signal);
     ignoredFields = file?.ignoredFields ?? [];
     config = resolveConfig(parsed.commandLine.flags, file?.fields ?? {}, { flagNames: parsed.commandLine.flagNames, ...(configFile === undefined ? {} : { configFile }) });
   } catch (err: unknown) {
+    // Stopped while the config file (a FIFO) was waited for: a stop, not a bad file. No logger yet.
+    if (o.signal.aborted) return 0;
     return reportInvalid(err);
   }
   const logger = createRootLogger({ level: config.logLevel, nodeName: config.nodeName });

@@ -1,7 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { readlinkSync } from 'node:fs';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -127,6 +128,33 @@ describe('podconfig-agent command line', () => {
       expect(logs.some((l) => l.includes('"msg":"shutting down"') && l.includes(`"signal":"${sig}"`))).toBe(true);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it.each(['--kubeconfig', '--config'])('exits 0 on SIGTERM while %s names a FIFO nobody writes to (the start-up waits for a writer, as kubectl does)', async (flag) => {
+    const fifo = join(tmp.path, 'fifo');
+    spawnSync('mkfifo', [fifo]);
+    const child = spawn(process.execPath, [AGENT_BIN, '--status-address', 'off', '--node-name', 'n1', flag, fifo], {
+      env: { ...process.env, KUBECONFIG: '' }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (b: Buffer) => { output += b.toString(); });
+    child.stderr.on('data', (b: Buffer) => { output += b.toString(); });
+    const closed = once(child, 'close') as Promise<[number | null]>;
+    try {
+      // Waiting: the FIFO is among the agent's open files.
+      await eventually(async () => (await readdir(`/proc/${child.pid}/fd`)).some((fd) => {
+        try { return readlinkSync(`/proc/${child.pid}/fd/${fd}`) === fifo; } catch { return false; }
+      }) || undefined, 15_000, 'the agent to open the FIFO');
+      child.kill('SIGTERM');
+      const [code] = await closed;
+      expect(code).toBe(0); // was: alive after SIGTERM, a thread blocked in open() for good
+      expect(output).not.toContain('podconfig-agent:');
+      // Stopped by the signal, not by the shutdown deadline's process.exit (which came 15 s later).
+      expect(output).not.toContain('shutdown deadline passed');
+      if (flag === '--kubeconfig') expect(output).toContain('stopped during start-up');
+    } finally {
+      child.kill('SIGKILL');
     }
   });
 

@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { constants } from 'node:fs';
 import { open, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -46,8 +47,19 @@ describe(readBoundedFile.name, () => {
     expect(PodConfigError.is(await failure(readBoundedFile('/dev/zero')), 'PODCONFIG_FILE_TOO_LARGE')).toBe(true);
   });
 
-  it('reads a FIFO without a writer as empty at once, instead of waiting for one', async () => {
-    expect((await readBoundedFile(await fifo())).length).toBe(0);
+  it('waits for a FIFO\'s writer on the event loop (no thread held), until the signal aborts', async () => {
+    const path = await fifo();
+    const controller = new AbortController();
+    const read = failure(readBoundedFile(path, { signal: controller.signal }));
+    // The event loop is free meanwhile: this timer fires while the read waits.
+    setTimeout(() => controller.abort(new Error('shutting down')), 50);
+    expect(await read).toEqual(new Error('shutting down'));
+    // A writer that comes is read.
+    const late = readBoundedFile(path);
+    const writerProcess = spawn('sh', ['-c', 'printf token > "$1"', 'sh', path], { stdio: 'ignore' });
+    const exited = once(writerProcess, 'exit'); // before the read ends: the writer exits as it ends it
+    expect((await late).toString()).toBe('token');
+    await exited;
   });
 
   it('reads a pipe whose writer is attached as its data comes, to the writer closing it', async () => {
@@ -62,6 +74,38 @@ describe(readBoundedFile.name, () => {
     await writer.close();
     writer = undefined;
     expect((await read).toString()).toBe('apiVersion: v1\nkind: Config\n');
+  });
+
+  it('keeps what a pipe hands out a byte at a time at its size (not a read buffer per byte)', async () => {
+    const path = await fifo();
+    writer = await open(path, constants.O_RDWR);
+    const before = process.memoryUsage().arrayBuffers;
+    const read = readBoundedFile(path);
+    for (let i = 0; i < 2_000; i++) {
+      await writer.write('x');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const during = process.memoryUsage().arrayBuffers;
+    await writer.close();
+    writer = undefined;
+    expect((await read).toString()).toBe('x'.repeat(2_000));
+    // A 64 KiB buffer kept per read would be ~125 MiB here.
+    expect(during - before).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it('reads one copy from a writer that writes the file again and again (a loop serving a secret)', async () => {
+    const path = await fifo();
+    await writeFile(`${path}.src`, 'apiVersion: v1\n');
+    // cat, not the shell's printf: a reader gone mid-write kills the writer with SIGPIPE, here only cat.
+    const loop = spawn('sh', ['-c', 'while :; do cat "$1.src" > "$1"; sleep 0.05; done', 'sh', path], { stdio: 'ignore' });
+    try {
+      for (let i = 0; i < 5; i++) {
+        expect((await readBoundedFile(path)).toString()).toBe('apiVersion: v1\n');
+      }
+    } finally {
+      loop.kill('SIGKILL');
+      await once(loop, 'exit');
+    }
   });
 
   it('stops waiting for a pipe\'s data when the signal aborts', async () => {

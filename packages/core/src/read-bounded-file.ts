@@ -1,6 +1,7 @@
-import { constants } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { close, constants, fstat, open, read } from 'node:fs';
+import { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import { PodConfigError } from './errors.js';
 
 /**
@@ -11,52 +12,20 @@ import { PodConfigError } from './errors.js';
 export const MAX_CONFIG_FILE_BYTES = 16 * 1024 * 1024;
 
 const CHUNK_BYTES = 64 * 1024;
-/** How long a pipe with a writer but no data yet waits between looks: doubling from the first, up to the last. */
+/** How long a device with no data yet (a terminal) waits between looks: doubling from the first, up to the last. */
 const FIRST_WAIT_MS = 5;
 const LONGEST_WAIT_MS = 200;
+
+const openFd = promisify(open);
+const fstatFd = promisify(fstat);
+const closeFd = promisify(close);
+const readFd = promisify(read);
 
 export interface ReadBoundedFileOptions {
   /** Default {@link MAX_CONFIG_FILE_BYTES}. */
   readonly maxBytes?: number;
-  /** Stops a wait for a pipe's writer (rejects with the signal's reason). */
+  /** Stops the read (it rejects with the signal's reason): a FIFO without a writer, or a silent one, is waited for until then. */
   readonly signal?: AbortSignal;
-}
-
-/**
- * Reads a whole file, at most `maxBytes` of it: one byte more throws {@link FileTooLargeError}
- * (`PODCONFIG_FILE_TOO_LARGE`, naming the path, never the content). It never ties up a thread waiting: the file is opened non-blocking, so a
- * FIFO without a writer reads as empty at once (where `readFile` waits for one for good, deaf to
- * signals), and a pipe with a writer — a shell's `<(command)`, as kubectl users pass kubeconfigs — is read
- * as its data comes, until the writer closes it or `signal` aborts. I/O errors are Node.js's own (`code`
- * `ENOENT`, `EACCES`, `EISDIR`, …): callers name the file and the setting.
- */
-export async function readBoundedFile(path: string, options: ReadBoundedFileOptions = {}): Promise<Buffer> {
-  const maxBytes = options.maxBytes ?? MAX_CONFIG_FILE_BYTES;
-  const signal = options.signal;
-  signal?.throwIfAborted();
-  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    let waitMs = FIRST_WAIT_MS;
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, maxBytes - total + 1));
-      const bytesRead = await readOrWait(handle, chunk);
-      if (bytesRead === 0) return Buffer.concat(chunks, total);
-      if (bytesRead < 0) {
-        // timers' own AbortError would hide the reason the caller gave.
-        await sleep(waitMs, undefined, signal === undefined ? undefined : { signal }).catch(() => signal?.throwIfAborted());
-        waitMs = Math.min(waitMs * 2, LONGEST_WAIT_MS);
-        continue;
-      }
-      waitMs = FIRST_WAIT_MS;
-      total += bytesRead;
-      if (total > maxBytes) throw new FileTooLargeError(path, maxBytes);
-      chunks.push(chunk.subarray(0, bytesRead));
-    }
-  } finally {
-    await handle.close();
-  }
 }
 
 /** A file over {@link readBoundedFile}'s limit (`PODCONFIG_FILE_TOO_LARGE`). */
@@ -78,12 +47,98 @@ export function fileReadProblem(err: unknown): string {
   return (err as NodeJS.ErrnoException | undefined)?.code ?? 'error';
 }
 
-/** Bytes read (0 at the end), or -1 when a non-blocking pipe has no data yet. */
-async function readOrWait(handle: FileHandle, chunk: Buffer): Promise<number> {
+/**
+ * Reads a whole file, at most `maxBytes` of it: one byte more throws {@link FileTooLargeError}
+ * (`PODCONFIG_FILE_TOO_LARGE`, naming the path, never the content). It never ties up a thread waiting: the
+ * file is opened non-blocking, and a FIFO or pipe — a shell's `<(command)`, as kubectl users pass
+ * kubeconfigs, or a named FIFO a writer loop serves — is read on the event loop as its data comes, until
+ * its writer closes it or `signal` aborts (`readFile` waits in a thread for a writer that may never come,
+ * deaf to signals). I/O errors are Node.js's own (`code` `ENOENT`, `EACCES`, `EISDIR`, …): callers name the file
+ * and the setting.
+ */
+export async function readBoundedFile(path: string, options: ReadBoundedFileOptions = {}): Promise<Buffer> {
+  const maxBytes = options.maxBytes ?? MAX_CONFIG_FILE_BYTES;
+  const signal = options.signal;
+  signal?.throwIfAborted();
+  const fd = await openFd(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  let stats;
   try {
-    return (await handle.read(chunk, 0, chunk.length, null)).bytesRead;
+    stats = await fstatFd(fd);
   } catch (err: unknown) {
-    if ((err as NodeJS.ErrnoException).code === 'EAGAIN') return -1;
+    await closeFd(fd);
     throw err;
   }
+  // The socket owns the descriptor from here and closes it.
+  if (stats.isFIFO()) return readPipe(new Socket({ fd, readable: true, writable: false }), path, maxBytes, signal);
+  try {
+    return await readChunks(fd, path, maxBytes, signal);
+  } finally {
+    await closeFd(fd);
+  }
+}
+
+/**
+ * A regular file (or a device) chunk by chunk into one scratch buffer, each read copied out at its size: a
+ * device handing out a byte at a time must not keep a 64 KiB buffer per byte. A device with no data yet
+ * (`EAGAIN`: a terminal) is looked at again after a short wait.
+ */
+async function readChunks(fd: number, path: string, maxBytes: number, signal: AbortSignal | undefined): Promise<Buffer> {
+  const scratch = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, maxBytes + 1));
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let waitMs = FIRST_WAIT_MS;
+  for (;;) {
+    signal?.throwIfAborted();
+    let bytesRead: number;
+    try {
+      bytesRead = (await readFd(fd, scratch, 0, Math.min(scratch.length, maxBytes - total + 1), null)).bytesRead;
+    } catch (err: unknown) {
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+      // timers' own AbortError would hide the reason the caller gave.
+      await sleep(waitMs, undefined, signal === undefined ? undefined : { signal }).catch(() => signal?.throwIfAborted());
+      waitMs = Math.min(waitMs * 2, LONGEST_WAIT_MS);
+      continue;
+    }
+    if (bytesRead === 0) return Buffer.concat(chunks, total);
+    waitMs = FIRST_WAIT_MS;
+    total += bytesRead;
+    if (total > maxBytes) throw new FileTooLargeError(path, maxBytes);
+    chunks.push(Buffer.from(scratch.subarray(0, bytesRead)));
+  }
+}
+
+/**
+ * A FIFO through the event loop: its data as it comes, to its end (its writer gone), the cap or the abort. One
+ * that has no writer yet is waited for, as a blocking read waits (a writer loop opens it when a reader does),
+ * but on the event loop, so `signal` ends the wait.
+ */
+function readPipe(socket: Socket, path: string, maxBytes: number, signal: AbortSignal | undefined): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let done = false;
+    const stop = (): boolean => {
+      if (done) return false;
+      done = true;
+      signal?.removeEventListener('abort', onAbort);
+      socket.removeAllListeners('data');
+      socket.destroy();
+      return true;
+    };
+    const fail = (err: Error): void => {
+      if (stop()) reject(err);
+    };
+    const onAbort = (): void => fail(signal?.reason as Error); // a signal's reason, as AbortSignal rejects with it
+    socket.on('data', (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > maxBytes) fail(new FileTooLargeError(path, maxBytes));
+      else chunks.push(chunk); // Node.js sizes a read chunk to its bytes
+    });
+    socket.once('end', () => {
+      if (stop()) resolve(Buffer.concat(chunks, total));
+    });
+    socket.once('error', fail);
+    if (signal?.aborted === true) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }

@@ -126,7 +126,7 @@ export interface SyncHandlerContext {
   readonly nodeName: string;
   /** The handler's options: `NAME=ARG` gives `{ arg }`; the config file's `handlers:` entry gives its fields. */
   readonly options: Readonly<Record<string, unknown>>;
-  /** Aborted at shutdown. */
+  /** Aborted at shutdown, and when the agent gives up on the factory (it outlasted `--handler-timeout`). */
   readonly signal: AbortSignal;
 }
 

@@ -39,7 +39,7 @@ const exec: SyncHandlerFactory = ({ logger, nodeName, options }) => {
 /** Headers undici sets from the request itself, or refuses. */
 const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect', 'te', 'trailer']);
 
-const webhook: SyncHandlerFactory = async ({ logger, options }) => {
+const webhook: SyncHandlerFactory = async ({ logger, options, signal }) => {
   const o = new HandlerOptions('webhook', options).allow('arg', 'url', 'headers', 'caFile', 'timeout');
   const text = o.requiredString('url', 'URL to POST to');
   let url: URL;
@@ -64,8 +64,9 @@ const webhook: SyncHandlerFactory = async ({ logger, options }) => {
   let ca: string | undefined;
   if (caFile !== undefined) {
     try {
-      ca = (await readBoundedFile(caFile)).toString('utf8');
+      ca = (await readBoundedFile(caFile, { signal })).toString('utf8');
     } catch (err: unknown) {
+      if (signal.aborted) throw err;
       throw new ConfigInvalidError(`handler "webhook": option "caFile": cannot read ${caFile} (${fileReadProblem(err)})`, { cause: err });
     }
     if (!ca.includes('-----BEGIN CERTIFICATE-----')) {

@@ -14,7 +14,8 @@ export const DEFAULT_IN_CLUSTER_ROOT = '/var/run/secrets/kubernetes.io/serviceac
  * (client-go `inClusterClientConfig.Possible()`: both variables set and the token file exists).
  * An unreadable `ca.crt` is a warning, as in client-go: the system roots are used instead.
  */
-export async function loadInClusterConfig(root: string, env: NodeJS.ProcessEnv): Promise<ClusterConfig | undefined> {
+export async function loadInClusterConfig(root: string, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<ClusterConfig | undefined> {
+  const reading = signal === undefined ? {} : { signal };
   const host = env.KUBERNETES_SERVICE_HOST ?? '';
   const port = env.KUBERNETES_SERVICE_PORT ?? '';
   const tokenFile = join(root, 'token');
@@ -26,8 +27,9 @@ export async function loadInClusterConfig(root: string, env: NodeJS.ProcessEnv):
   }
   let token: string;
   try {
-    token = (await readBoundedFile(tokenFile)).toString('utf8').trim();
+    token = (await readBoundedFile(tokenFile, reading)).toString('utf8').trim();
   } catch (err: unknown) {
+    if (signal?.aborted === true) throw err;
     throw new PodConfigError('PODCONFIG_KUBECONFIG_INVALID', `in-cluster token ${tokenFile} cannot be read (${fileReadProblem(err)})`, { cause: err });
   }
   if (token === '') throw new PodConfigError('PODCONFIG_KUBECONFIG_INVALID', `in-cluster token ${tokenFile} is empty`);
@@ -36,13 +38,14 @@ export async function loadInClusterConfig(root: string, env: NodeJS.ProcessEnv):
   const caFile = join(root, 'ca.crt');
   let ca: string | undefined;
   try {
-    ca = (await readBoundedFile(caFile)).toString('utf8');
+    ca = (await readBoundedFile(caFile, reading)).toString('utf8');
     const problem = caBundleProblem(ca);
     if (problem !== undefined) {
       warnings.push(`in-cluster CA ${caFile} ${problem}; using the system roots`);
       ca = undefined;
     }
   } catch (err: unknown) {
+    if (signal?.aborted === true) throw err;
     warnings.push(`in-cluster CA ${caFile} cannot be read (${fileReadProblem(err)}); using the system roots`);
   }
   const hostPort = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;

@@ -23,7 +23,7 @@ const invalid = (message: string, cause?: unknown): PodConfigError =>
  * from, CA / client certificate / token files read now (errors name the file), auth precedence
  * token > basic > exec, and credentials only for `https` servers.
  */
-export async function clusterConfigFromKubeconfig(config: MergedKubeconfig, contextName: string): Promise<ClusterConfig> {
+export async function clusterConfigFromKubeconfig(config: MergedKubeconfig, contextName: string, signal?: AbortSignal): Promise<ClusterConfig> {
   const context = config.contexts.get(contextName);
   if (context === undefined) {
     throw invalid(`context "${contextName}" does not exist in kubeconfig ${config.files.join(':')}`);
@@ -43,7 +43,7 @@ export async function clusterConfigFromKubeconfig(config: MergedKubeconfig, cont
   if (c.server === undefined) throw invalid(`no server found for ${clusterWhere}`);
   const userWhere = user === undefined ? '' : `user "${userName}" in kubeconfig ${user.file}`;
 
-  const ca = await readCa(cluster, clusterWhere);
+  const ca = await readCa(cluster, clusterWhere, signal);
   const proxyUrl = c.proxyUrl === undefined ? undefined : parseProxyUrl(c.proxyUrl, clusterWhere);
   const u = user?.value;
   const hasCert = u !== undefined && (u.clientCertificate !== undefined || u.clientCertificateData !== undefined);
@@ -62,8 +62,8 @@ export async function clusterConfigFromKubeconfig(config: MergedKubeconfig, cont
   if (user !== undefined) {
     impersonate = impersonation(user.value, userWhere);
     if (secure) {
-      clientCertificate = await readClientCertificate(user, userWhere);
-      auth = await userAuth(user, userWhere, cluster, ca, server, clientCertificate !== undefined, warnings);
+      clientCertificate = await readClientCertificate(user, userWhere, signal);
+      auth = await userAuth(user, userWhere, cluster, ca, server, clientCertificate !== undefined, warnings, signal);
     } else if (hasCredentials(user.value)) {
       // client-go reads user credentials only for TLS transports: nothing secret goes out in clear text.
       warnings.push(`the credentials of ${userWhere} are not sent: server ${server.origin} is plain http`);
@@ -97,15 +97,16 @@ function localPath(path: string, file: string): string {
   return isAbsolute(path) ? path : join(dirname(resolve(file)), path);
 }
 
-async function readLocal(path: string, what: string, owner: string): Promise<Buffer> {
+async function readLocal(path: string, what: string, owner: string, signal: AbortSignal | undefined): Promise<Buffer> {
   try {
-    return await readBoundedFile(path);
+    return await readBoundedFile(path, signal === undefined ? {} : { signal });
   } catch (err: unknown) {
+    if (signal?.aborted === true) throw err;
     throw invalid(`unable to read ${what} ${path} for ${owner} (${fileReadProblem(err)})`, err);
   }
 }
 
-async function readCa(cluster: FromFile<KubeconfigCluster>, where: string): Promise<string | undefined> {
+async function readCa(cluster: FromFile<KubeconfigCluster>, where: string, signal: AbortSignal | undefined): Promise<string | undefined> {
   const c = cluster.value;
   if (c.certificateAuthority !== undefined && c.certificateAuthorityData !== undefined) {
     throw invalid(`certificate-authority-data and certificate-authority are both specified for ${where}`);
@@ -114,7 +115,7 @@ async function readCa(cluster: FromFile<KubeconfigCluster>, where: string): Prom
   if (c.certificateAuthorityData !== undefined) pem = c.certificateAuthorityData.toString('utf8');
   else if (c.certificateAuthority !== undefined) {
     const path = localPath(c.certificateAuthority, cluster.file);
-    pem = (await readLocal(path, 'certificate-authority', where)).toString('utf8');
+    pem = (await readLocal(path, 'certificate-authority', where, signal)).toString('utf8');
   }
   if (pem === undefined) return undefined;
   const problem = caBundleProblem(pem);
@@ -122,7 +123,7 @@ async function readCa(cluster: FromFile<KubeconfigCluster>, where: string): Prom
   return pem;
 }
 
-async function readClientCertificate(user: FromFile<KubeconfigUser>, where: string): Promise<ClientCertificate | undefined> {
+async function readClientCertificate(user: FromFile<KubeconfigUser>, where: string, signal: AbortSignal | undefined): Promise<ClientCertificate | undefined> {
   const u = user.value;
   if (u.clientCertificate === undefined && u.clientCertificateData === undefined) return undefined;
   if (u.clientCertificate !== undefined && u.clientCertificateData !== undefined) {
@@ -136,8 +137,8 @@ async function readClientCertificate(user: FromFile<KubeconfigUser>, where: stri
   }
   const certFile = u.clientCertificate === undefined ? undefined : localPath(u.clientCertificate, user.file);
   const keyFile = u.clientKey === undefined ? undefined : localPath(u.clientKey, user.file);
-  const cert = (certFile === undefined ? u.clientCertificateData! : await readLocal(certFile, 'client-cert', where)).toString('utf8');
-  const key = (keyFile === undefined ? u.clientKeyData! : await readLocal(keyFile, 'client-key', where)).toString('utf8');
+  const cert = (certFile === undefined ? u.clientCertificateData! : await readLocal(certFile, 'client-cert', where, signal)).toString('utf8');
+  const key = (keyFile === undefined ? u.clientKeyData! : await readLocal(keyFile, 'client-key', where, signal)).toString('utf8');
   const problem = keyPairProblem(cert, key);
   if (problem !== undefined) throw invalid(`the client certificate or key of ${where} is not usable: ${problem}`);
   return {
@@ -156,6 +157,7 @@ async function userAuth(
   server: URL,
   hasStaticCert: boolean,
   warnings: string[],
+  signal: AbortSignal | undefined,
 ): Promise<ClusterAuth> {
   const u = user.value;
   if (u.authProvider !== undefined) {
@@ -184,7 +186,7 @@ async function userAuth(
     };
   } else if (u.tokenFile !== undefined) {
     const tokenFile = localPath(u.tokenFile, user.file);
-    const token = (await readLocal(tokenFile, 'tokenFile', where)).toString('utf8').trim();
+    const token = (await readLocal(tokenFile, 'tokenFile', where, signal)).toString('utf8').trim();
     if (token === '') throw invalid(`tokenFile ${tokenFile} of ${where} is empty`);
     auth = { type: 'token', token: new Secret(token), tokenFile };
   } else if (hasBasic) {

@@ -67,11 +67,12 @@ export function kubeconfigError(path: string, problem: string, cause?: unknown):
  * missing files of the `KUBECONFIG` list). Any other read error or bad content throws
  * `PODCONFIG_KUBECONFIG_INVALID` naming the file. An empty file is an empty config.
  */
-export async function readKubeconfigFile(path: string): Promise<KubeconfigFile | undefined> {
+export async function readKubeconfigFile(path: string, signal?: AbortSignal): Promise<KubeconfigFile | undefined> {
   let text: string;
   try {
-    text = (await readBoundedFile(path)).toString('utf8');
+    text = (await readBoundedFile(path, signal === undefined ? {} : { signal })).toString('utf8');
   } catch (err: unknown) {
+    if (signal?.aborted === true) throw err;
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw kubeconfigError(path, `cannot be read (${fileReadProblem(err)})`, err);
   }

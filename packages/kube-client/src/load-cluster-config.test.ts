@@ -157,7 +157,7 @@ describe('loadClusterConfig()', () => {
     expect(err.message).toBe(`kubeconfig ${file}: does not exist`);
   });
 
-  it('bounds what it reads: an endless --kubeconfig or referenced file stops at the limit, a FIFO without a writer does not hang', async () => {
+  it('bounds what it reads: an endless --kubeconfig or referenced file stops at the limit, a wait for a FIFO\'s writer ends with the signal', async () => {
     const endless = await rejection(loadClusterConfig({ kubeconfig: '/dev/zero', env: {} }));
     expect(endless.code).toBe('PODCONFIG_KUBECONFIG_INVALID');
     expect(endless.message).toBe('kubeconfig /dev/zero: cannot be read (larger than the limit of 16777216 bytes)');
@@ -175,8 +175,15 @@ describe('loadClusterConfig()', () => {
       'current-context': 'main', clusters: { c: { server: 'https://127.0.0.1:6443' } }, users: { u: { tokenFile: fifo } },
       contexts: { main: { cluster: 'c', user: 'u' } },
     });
-    // Empty, at once (a blocking read would wait for a writer for good): an empty token file is refused as client-go does.
-    await expect(loadClusterConfig({ kubeconfig: viaFifo, env: {} })).rejects.toThrow(`tokenFile ${fifo} of user "u" in kubeconfig ${viaFifo} is empty`);
+    // Waited for on the event loop, as a blocking read waits, until the signal (the agent's shutdown) ends it.
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('shutting down')), 50);
+    await expect(loadClusterConfig({ kubeconfig: viaFifo, env: {}, signal: controller.signal })).rejects.toThrow(/^shutting down$/);
+    const kubeconfigFifo = join(dir.path, 'kubeconfig.fifo');
+    await promisify(execFile)('mkfifo', [kubeconfigFifo]);
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(new Error('stopped')), 50);
+    await expect(loadClusterConfig({ kubeconfig: kubeconfigFifo, env: {}, signal: stop.signal })).rejects.toThrow(/^stopped$/);
   });
 
   it('throws naming the file and the position for invalid YAML, without quoting the content', async () => {

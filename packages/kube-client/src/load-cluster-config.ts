@@ -21,6 +21,11 @@ export interface LoadClusterConfigOptions {
   readonly homeDir?: string;
   /** The service-account directory (default `/var/run/secrets/kubernetes.io/serviceaccount`). */
   readonly inClusterRoot?: string;
+  /**
+   * Ends a wait for a file that is a FIFO or pipe whose writer has not written (or not come) yet, rejecting
+   * with the signal's reason: the agent's shutdown signal, so SIGTERM stops a start-up waiting there.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -63,14 +68,14 @@ async function findClusterConfig(options: LoadClusterConfigOptions, env: NodeJS.
 
   const files: KubeconfigFile[] = [];
   for (const path of paths) {
-    const file = await readKubeconfigFile(path);
+    const file = await readKubeconfigFile(path, options.signal);
     if (file !== undefined) files.push(file);
     else if (explicit !== undefined) throw kubeconfigError(path, 'does not exist');
   }
   const merged = mergeKubeconfigs(files);
   const requested = options.context !== undefined && options.context !== '' ? options.context : undefined;
   const inCluster = (): Promise<ClusterConfig | undefined> =>
-    loadInClusterConfig(options.inClusterRoot ?? DEFAULT_IN_CLUSTER_ROOT, env);
+    loadInClusterConfig(options.inClusterRoot ?? DEFAULT_IN_CLUSTER_ROOT, env, options.signal);
 
   if (isEmptyKubeconfig(merged)) {
     if (requested !== undefined) {
@@ -94,5 +99,5 @@ async function findClusterConfig(options: LoadClusterConfigOptions, env: NodeJS.
       `kubeconfig ${merged.files.join(delimiter)}: no current-context is set and no context was given`,
     );
   }
-  return clusterConfigFromKubeconfig(merged, contextName);
+  return clusterConfigFromKubeconfig(merged, contextName, options.signal);
 }
