@@ -299,9 +299,11 @@ describe(KubeClient.name, () => {
       expect(MAX_RESPONSE_BYTES).toBe(bufferConstants.MAX_STRING_LENGTH);
     });
 
-    it('gives a list body timeoutMs after its headers to arrive, however steadily it trickles', async () => {
-      const s = await serve(async (_req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
+    it('gives any response body timeoutMs after its headers to arrive, however steadily it trickles: a list, an error, one dropped before a retry', async () => {
+      const s = await serve(async (req, res) => {
+        if (req.url?.startsWith('/error') === true) res.writeHead(500, { 'content-type': 'application/json' });
+        else if (req.url?.startsWith('/retry') === true) res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+        else res.writeHead(200, { 'content-type': 'application/json' });
         res.write('{"kind":"PodList",');
         // A byte every 20 ms: never a gap as long as the timeout, never an end.
         while (!res.destroyed) {
@@ -309,8 +311,19 @@ describe(KubeClient.name, () => {
           await Promise.race([new Promise((resolve) => setTimeout(resolve, 20)), once(res, 'close')]);
         }
       });
-      const err = await failure(client(clusterConfig(s.url), { timeoutMs: 300 }).getJSON('/slow', q(), signal));
+      const c = client(clusterConfig(s.url), { timeoutMs: 300 });
+      const err = await failure(c.getJSON('/slow', q(), signal));
       expect(err).toMatchObject({ code: 'PODCONFIG_TIMEOUT', retryable: true, message: "GET /slow: the response's body took longer than 300 ms" });
+      expect(await failure(c.getJSON('/error', q(), signal)))
+        .toMatchObject({ code: 'PODCONFIG_TIMEOUT', message: "GET /error: the response's body took longer than 300 ms" });
+      // The 503's body is dropped for the retry within the deadline; the retries' answers trickle alike, so it ends as one.
+      expect(await failure(c.getJSON('/retry', q(), signal))).toMatchObject({ code: 'PODCONFIG_TIMEOUT', message: "GET /retry: the response's body took longer than 300 ms" });
+    });
+
+    it('refuses a maxResponseBytes that is not a whole number from 1 to MAX_RESPONSE_BYTES', () => {
+      for (const bad of [Number.NaN, -1, 0, 1.5, MAX_RESPONSE_BYTES + 1]) {
+        expect(() => client(clusterConfig('http://127.0.0.1:1'), { maxResponseBytes: bad })).toThrow(/^maxResponseBytes must be a whole number of bytes from 1 to \d+, got /);
+      }
     });
 
     it('honours Retry-After on 429 and 503, then returns the answer', async () => {

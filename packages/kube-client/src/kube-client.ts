@@ -116,7 +116,11 @@ export class KubeClient {
     // client-go joins the server's path and the request's with path.Join, which cleans them: `//a//b/` → `/a/b`.
     this.#base = `${config.server.origin}${posix.normalize(config.server.pathname).replace(/\/+$/, '')}`;
     this.#timeoutMs = timeoutMs;
-    this.#maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+    const maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+    if (!Number.isInteger(maxResponseBytes) || maxResponseBytes < 1 || maxResponseBytes > MAX_RESPONSE_BYTES) {
+      throw new ConfigInvalidError(`maxResponseBytes must be a whole number of bytes from 1 to ${MAX_RESPONSE_BYTES}, got ${maxResponseBytes}`);
+    }
+    this.#maxResponseBytes = maxResponseBytes;
     this.#staticHeaders = {
       accept: 'application/json',
       'user-agent': options.userAgent ?? `podconfig (${process.platform}/${process.arch}) node/${process.version}`,
@@ -212,7 +216,7 @@ export class KubeClient {
       const retryAfter = retryAfterSeconds(res.headers['retry-after']);
       if (!watch && retryAfter !== undefined && (status === 429 || status >= 500) && retries < MAX_RETRY_AFTER_RETRIES) {
         retries++;
-        await this.#discard(res);
+        await this.#discard(res, describe);
         this.#log.debug({ method, path, statusCode: status, retryAfterSeconds: retryAfter, retry: retries }, 'server asked to retry later');
         await this.#clock.sleep(Math.min(retryAfter, MAX_RETRY_AFTER_SECONDS) * 1000, signal);
         signal.throwIfAborted();
@@ -280,7 +284,7 @@ export class KubeClient {
       this.#log.trace({ method: hopMethod, path: describe.slice(method.length + 1), statusCode: res.statusCode }, 'response');
       const location = res.headers.location;
       if (!REDIRECT_STATUSES.has(res.statusCode) || typeof location !== 'string') return res;
-      await this.#discard(res);
+      await this.#discard(res, describe);
       const next = redirectTarget(target, location, { redirectsFollowed: redirects, maxRedirects: MAX_REDIRECTS, describe });
       if (res.statusCode <= 303 && hopMethod !== 'GET' && hopMethod !== 'HEAD') {
         hopMethod = 'GET';
@@ -324,10 +328,7 @@ export class KubeClient {
       body.destroy();
       throw tooLarge();
     }
-    const ms = this.#timeoutMs;
-    const timer = ms === 0 ? undefined : setTimeout(() => {
-      body.destroy(new PodConfigError('PODCONFIG_TIMEOUT', `${describe}: the response's body took longer than ${ms} ms`, { retryable: true }));
-    }, ms);
+    const clearDeadline = this.#bodyDeadline(body, describe);
     const chunks: Buffer[] = [];
     let size = 0;
     try {
@@ -341,15 +342,29 @@ export class KubeClient {
       if (signal.aborted || PodConfigError.is(err)) throw err;
       throw transportError(err, describe, this.#server);
     } finally {
-      clearTimeout(timer);
+      clearDeadline();
     }
     return Buffer.concat(chunks, size).toString('utf8');
   }
 
-  /** Reads up to 1 MiB of an error response (a Status) and releases the rest. */
+  /**
+   * Gives a response's whole body `timeoutMs` from now (its headers' arrival): then it is destroyed with a
+   * retryable `PODCONFIG_TIMEOUT`. Returns what clears the deadline. Not for watch streams.
+   */
+  #bodyDeadline(body: Dispatcher.ResponseData['body'], describe: string): () => void {
+    const ms = this.#timeoutMs;
+    if (ms === 0) return noop;
+    const timer = setTimeout(() => {
+      body.destroy(new PodConfigError('PODCONFIG_TIMEOUT', `${describe}: the response's body took longer than ${ms} ms`, { retryable: true }));
+    }, ms);
+    return () => clearTimeout(timer);
+  }
+
+  /** Reads up to 1 MiB of an error response (a Status), within `timeoutMs`, and releases the rest. */
   async #errorBody(res: Dispatcher.ResponseData, describe: string, signal: AbortSignal): Promise<string> {
     const chunks: Buffer[] = [];
     let size = 0;
+    const clearDeadline = this.#bodyDeadline(res.body, describe);
     try {
       for await (const chunk of res.body) {
         const buf = chunk as Buffer;
@@ -362,17 +377,23 @@ export class KubeClient {
         }
       }
     } catch (err: unknown) {
-      if (signal.aborted) throw err;
+      if (signal.aborted || PodConfigError.is(err)) throw err;
       throw transportError(err, describe, this.#server);
+    } finally {
+      clearDeadline();
     }
     return Buffer.concat(chunks, size).toString('utf8');
   }
 
-  async #discard(res: Dispatcher.ResponseData): Promise<void> {
+  /** Drops a body not read (a redirect's, a retried 429's), within `timeoutMs`: the connection may go with it. */
+  async #discard(res: Dispatcher.ResponseData, describe: string): Promise<void> {
+    const clearDeadline = this.#bodyDeadline(res.body, describe);
     try {
       await res.body.dump();
     } catch {
       // The connection is gone; the retry opens another.
+    } finally {
+      clearDeadline();
     }
   }
 
