@@ -29,7 +29,7 @@ describe('loadSyncHandler()', () => {
     expect(h.name).toBe('custom-n1-x');
   });
 
-  it("resolves a relative module path against the spec's baseDir (a config file's directory), a package name still from the working directory", async () => {
+  it("resolves a relative module path against the spec's baseDir (a config file's directory), and without one against the working directory", async () => {
     await mkdir(join(dir.path, 'etc'));
     await writeFile(join(dir.path, 'etc', 'plugin.mjs'), 'export default () => ({ name: "from-etc", async syncPod() {}, async killPod() {} });');
     const h = await loadSyncHandler({ name: './plugin.mjs', options: {}, baseDir: join(dir.path, 'etc') }, ctx());

@@ -47,12 +47,12 @@ function log(message: string): void {
   process.stderr.write(`${message}\n`);
 }
 
-/** Extra Node.js options for the clients (`--node-args`): a profile of a client in a real run, for one. */
+/** Extra Node.js options for the clients (`--node-args`, after the runner's own, so they win): a profile of a client in a real run, for one. */
 let clientNodeArgs: readonly string[] = [];
 
 function spawnClient(name: Exclude<ClientName, 'clientgo'> | 'file-podconfig' | 'file-limit', args: ClientArgs): ChildProcessLines {
   const script = join(here, 'clients', `${name}-client.js`);
-  return new ChildProcessLines(process.execPath, [...clientNodeArgs, '--max-old-space-size=8192', script, JSON.stringify(args)], { spawnedAt: wallNow() });
+  return new ChildProcessLines(process.execPath, ['--max-old-space-size=8192', ...clientNodeArgs, script, JSON.stringify(args)], { spawnedAt: wallNow() });
 }
 
 /** Reads client-go lines until the final push, translated into first/done reports. */
