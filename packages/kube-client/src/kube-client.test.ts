@@ -284,7 +284,7 @@ describe(KubeClient.name, () => {
         const chunk = Buffer.alloc(64 * 1024, 'A');
         while (!res.destroyed) {
           sent += chunk.length;
-          if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+          if (!res.write(chunk)) await Promise.race([once(res, 'drain'), ended]);
         }
       });
       const c = client(clusterConfig(s.url), { maxResponseBytes: list.length });
@@ -305,10 +305,11 @@ describe(KubeClient.name, () => {
         else if (req.url?.startsWith('/retry') === true) res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
         else res.writeHead(200, { 'content-type': 'application/json' });
         res.write('{"kind":"PodList",');
+        const closed = once(res, 'close');
         // A byte every 20 ms: never a gap as long as the timeout, never an end.
         while (!res.destroyed) {
           res.write(' ');
-          await Promise.race([new Promise((resolve) => setTimeout(resolve, 20)), once(res, 'close')]);
+          await Promise.race([new Promise((resolve) => setTimeout(resolve, 20)), closed]);
         }
       });
       const c = client(clusterConfig(s.url), { timeoutMs: 300 });
