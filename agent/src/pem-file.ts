@@ -5,9 +5,9 @@ import { settingName } from './settings.js';
 /**
  * Reads a PEM file named by a flag at startup and checks it holds a PEM block of the expected kind
  * (`CERTIFICATE`, `PRIVATE KEY`), so a wrong file stops the agent with a message naming the flag
- * instead of failing every TLS handshake later. The content is never put in the message. Bounded and
- * non-blocking (core's `readBoundedFile`): a FIFO named by mistake does not hold the start-up, deaf to
- * SIGTERM, and `signal` ends a wait for a pipe's data.
+ * instead of failing every TLS handshake later. The content is never put in the message. Bounded (16 MiB)
+ * and on the event loop (core's `readBoundedFile`): a FIFO is waited for until its writer ends it or `signal`
+ * (the agent's shutdown) aborts, so SIGTERM still stops a start-up waiting there.
  */
 export async function readPemFile(path: string, flag: string, kind: 'CERTIFICATE' | 'PRIVATE KEY', signal?: AbortSignal): Promise<Buffer> {
   let data: Buffer;
