@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -119,6 +120,18 @@ describe('loadSyncHandler()', () => {
     const err = await loadSyncHandler({ name: 'cjs-only', options: {} }, ctx()).catch((e: unknown) => e);
     expect(PodConfigError.is(err, 'PODCONFIG_PLUGIN_LOAD')).toBe(true);
     expect((err as Error).message).toContain(`No "exports" main defined in ${pkg}/package.json imported from ${dir.path}/`);
+  });
+
+  it('leaves no listener on the agent\'s signal per handler loaded, and the signal a handler keeps still aborts at shutdown', async () => {
+    const agent = new AbortController();
+    await writeFile(join(dir.path, 'keeps.mjs'), 'export default (ctx) => ({ name: "keeps", signal: ctx.signal, async syncPod() {}, async killPod() {} });\n');
+    const handlers = [];
+    for (let i = 0; i < 12; i++) handlers.push(await loadSyncHandler({ name: './keeps.mjs', options: {} }, { ...ctx(), signal: agent.signal }));
+    expect(getEventListeners(agent.signal, 'abort')).toHaveLength(0);
+    const kept = (handlers[0] as unknown as { signal: AbortSignal }).signal;
+    expect(kept.aborted).toBe(false);
+    agent.abort(new Error('shutdown'));
+    expect(kept.aborted).toBe(true);
   });
 
   it('fails naming the module when its factory never settles within the timeout, and aborts the signal the factory got', async () => {

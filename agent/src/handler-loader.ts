@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { resolve as resolveImport } from 'import-meta-resolve';
 import type { Logger } from 'pino';
-import { ConfigInvalidError, PodConfigError, errorMessage, formatDuration, isClosable, linked, type SyncHandler, type SyncHandlerFactory } from '@podconfig/core';
+import { ConfigInvalidError, PodConfigError, errorMessage, formatDuration, isClosable, type SyncHandler, type SyncHandlerFactory } from '@podconfig/core';
 import { builtinHandlers } from '@podconfig/handlers';
 import type { HandlerSpec } from './agent-config.js';
 import { DeferredLogger } from './deferred-logger.js';
@@ -134,13 +134,16 @@ async function load(spec: HandlerSpec, ctx: HandlerLoaderContext): Promise<SyncH
   // Until the factory returns, its logs carry the spec (or id); then the name the handler runs under.
   const logs = new DeferredLogger(ctx.logger.child({ component: `sync.${typeof id === 'string' ? id : spec.name}` }));
   // The factory's signal: the agent's, aborted too when the agent gives up on the factory, so that what it waits
-  // for (a read of a file that is a silent pipe, a request) ends instead of holding the process.
-  const factorySignal = linked(ctx.signal);
+  // for (a read of a file that is a silent pipe, a request) ends instead of holding the process. AbortSignal.any,
+  // not core's linked(): the handler may keep it for as long as it runs, and a listener on the agent's signal per
+  // handler would pass Node.js's warning threshold with a handful of handlers.
+  const givenUp = new AbortController();
+  const factorySignal = AbortSignal.any([ctx.signal, givenUp.signal]);
   const build = async (): Promise<unknown> => {
     const builtin = (builtinHandlers as Readonly<Record<string, SyncHandlerFactory>>)[spec.name];
     const factory = builtin ?? (await importFactory(spec, ctx.cwd ?? process.cwd()));
     try {
-      return await factory({ logger: logs.logger, nodeName: ctx.nodeName, options, signal: factorySignal.signal });
+      return await factory({ logger: logs.logger, nodeName: ctx.nodeName, options, signal: factorySignal });
     } catch (err: unknown) {
       if (PodConfigError.is(err)) throw err;
       throw pluginError(spec, `factory failed: ${errorMessage(err)}`, err);
@@ -153,14 +156,17 @@ async function load(spec: HandlerSpec, ctx: HandlerLoaderContext): Promise<SyncH
       () => pluginError(spec, `the module or its factory did not settle within ${formatDuration(timeoutMs)} (--handler-timeout)`),
       () => pluginError(spec, 'loading stopped: the agent is shutting down'));
   } catch (err: unknown) {
-    factorySignal.abort(err);
-    factorySignal.dispose();
+    givenUp.abort(err);
     // A factory that finishes after the agent gave up on it built a handler nobody will run: close it, so that
     // what it holds (timers, sockets) does not outlive the agent.
     void work.then((late) => closeLate(late, timeoutMs, logs.logger), () => undefined);
     throw err;
   }
-  if (!isSyncHandler(handler)) throw pluginError(spec, 'the factory must return an object with a non-empty name, syncPod() and killPod()');
+  if (!isSyncHandler(handler)) {
+    const err = pluginError(spec, 'the factory must return an object with a non-empty name, syncPod() and killPod()');
+    givenUp.abort(err);
+    throw err;
+  }
   const name = typeof id === 'string' ? id : (ctx.rename?.(handler.name) ?? handler.name);
   logs.settle(ctx.logger.child({ component: `sync.${name}` }));
   return renamed(handler, name);

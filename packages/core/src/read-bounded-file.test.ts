@@ -42,6 +42,13 @@ describe(readBoundedFile.name, () => {
     expect(fileReadProblem(err)).toBe('larger than the limit of 99999 bytes');
   });
 
+  it('refuses a maxBytes that is not a whole number >= 0', async () => {
+    for (const bad of [Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY]) {
+      expect(PodConfigError.is(await failure(readBoundedFile('/dev/null', { maxBytes: bad })), 'PODCONFIG_CONFIG_INVALID')).toBe(true);
+    }
+    expect((await readBoundedFile('/dev/null', { maxBytes: 0 })).length).toBe(0);
+  });
+
   it('stops an endless file at the limit (16 MiB by default)', async () => {
     expect(MAX_CONFIG_FILE_BYTES).toBe(16 * 1024 * 1024);
     expect(PodConfigError.is(await failure(readBoundedFile('/dev/zero')), 'PODCONFIG_FILE_TOO_LARGE')).toBe(true);

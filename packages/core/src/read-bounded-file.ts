@@ -2,7 +2,7 @@ import { close, constants, fstat, open, read } from 'node:fs';
 import { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { PodConfigError } from './errors.js';
+import { ConfigInvalidError, PodConfigError } from './errors.js';
 
 /**
  * The largest configuration file read whole: a kubeconfig, a token, a certificate or key, a CA bundle,
@@ -22,7 +22,7 @@ const closeFd = promisify(close);
 const readFd = promisify(read);
 
 export interface ReadBoundedFileOptions {
-  /** Default {@link MAX_CONFIG_FILE_BYTES}. */
+  /** Default {@link MAX_CONFIG_FILE_BYTES}; a whole number >= 0, else it throws `PODCONFIG_CONFIG_INVALID`. */
   readonly maxBytes?: number;
   /** Stops the read (it rejects with the signal's reason): a FIFO without a writer, or a silent one, is waited for until then. */
   readonly signal?: AbortSignal;
@@ -58,6 +58,7 @@ export function fileReadProblem(err: unknown): string {
  */
 export async function readBoundedFile(path: string, options: ReadBoundedFileOptions = {}): Promise<Buffer> {
   const maxBytes = options.maxBytes ?? MAX_CONFIG_FILE_BYTES;
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) throw new ConfigInvalidError(`maxBytes must be a whole number of bytes >= 0, got ${maxBytes}`);
   const signal = options.signal;
   signal?.throwIfAborted();
   const fd = await openFd(path, constants.O_RDONLY | constants.O_NONBLOCK);

@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { InstantClock, tempDir } from '@podconfig/testing';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { PolledFile } from './polled-file.js';
@@ -23,6 +25,16 @@ describe(PolledFile.name, () => {
       clock.stepWall(-7_200_000); // two hours back, while a period passes
       clock.advance(60_000);
       expect((await file.changed(false))?.toString()).toBe('the third');
+    });
+
+    it('never re-reads a FIFO (what the config load read stands), where a read would wait for a writer', async () => {
+      const dir = await tempDir();
+      onTestFinished(dir.cleanup);
+      const path = join(dir.path, 'token.fifo');
+      await promisify(execFile)('mkfifo', [path]);
+      const file = new PolledFile({ path, periodMs: 60_000, clock: new InstantClock() });
+      expect(await file.changed(true)).toBeUndefined();
+      expect(await file.changed(false)).toBeUndefined();
     });
   });
 });

@@ -11,7 +11,8 @@ export interface PolledFileOptions {
 /**
  * A file whose content is re-read only when it changed, and checked at most once per period:
  * `stat()` (mtime, size, inode: an atomic rename or a projected-volume symlink swap changes
- * them), then a read when they differ from the last read.
+ * them), then a read when they differ from the last read. A FIFO is never re-read (its content is
+ * what the config load read).
  */
 export class PolledFile {
   readonly #o: PolledFileOptions;
@@ -36,6 +37,9 @@ export class PolledFile {
     if (!force && this.#checkedAt !== undefined && now - this.#checkedAt < this.#o.periodMs) return undefined;
     this.#checkedAt = now;
     const s = await stat(this.#o.path);
+    // A FIFO (a token served by a process) was read once, when the config was loaded: reading it again would
+    // wait for a writer that may never come, holding every request. It has no rotation to follow.
+    if (s.isFIFO()) return undefined;
     const stamp = `${s.mtimeMs}:${s.size}:${s.ino}`;
     if (!force && stamp === this.#stamp) return undefined;
     const content = await readBoundedFile(this.#o.path);
