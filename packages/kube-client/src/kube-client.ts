@@ -328,23 +328,7 @@ export class KubeClient {
       body.destroy();
       throw tooLarge();
     }
-    const clearDeadline = this.#bodyDeadline(body, describe);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    try {
-      for await (const chunk of body) {
-        const buf = chunk as Buffer;
-        size += buf.length;
-        if (size > max) throw tooLarge(); // leaving the loop destroys the body
-        chunks.push(buf);
-      }
-    } catch (err: unknown) {
-      if (signal.aborted || PodConfigError.is(err)) throw err;
-      throw transportError(err, describe, this.#server);
-    } finally {
-      clearDeadline();
-    }
-    return Buffer.concat(chunks, size).toString('utf8');
+    return this.#readBody(res, describe, signal, max, tooLarge);
   }
 
   /**
@@ -361,18 +345,28 @@ export class KubeClient {
   }
 
   /** Reads up to 1 MiB of an error response (a Status), within `timeoutMs`, and releases the rest. */
-  async #errorBody(res: Dispatcher.ResponseData, describe: string, signal: AbortSignal): Promise<string> {
+  #errorBody(res: Dispatcher.ResponseData, describe: string, signal: AbortSignal): Promise<string> {
+    return this.#readBody(res, describe, signal, MAX_ERROR_BODY_BYTES, undefined);
+  }
+
+  /**
+   * A response's body as text, within `timeoutMs` of its headers and up to `max` bytes: past them `tooLarge`
+   * is thrown, or, without it, the body is cut there and released (an error Status needs no more).
+   */
+  async #readBody(res: Dispatcher.ResponseData, describe: string, signal: AbortSignal, max: number, tooLarge: (() => PodConfigError) | undefined): Promise<string> {
+    const body = res.body;
+    const clearDeadline = this.#bodyDeadline(body, describe);
     const chunks: Buffer[] = [];
     let size = 0;
-    const clearDeadline = this.#bodyDeadline(res.body, describe);
     try {
-      for await (const chunk of res.body) {
+      for await (const chunk of body) {
         const buf = chunk as Buffer;
-        chunks.push(buf);
         size += buf.length;
-        if (size >= MAX_ERROR_BODY_BYTES) {
-          res.body.on('error', noop);
-          res.body.destroy();
+        if (size > max && tooLarge !== undefined) throw tooLarge(); // leaving the loop destroys the body
+        chunks.push(buf);
+        if (size >= max && tooLarge === undefined) {
+          body.on('error', noop);
+          body.destroy();
           break;
         }
       }
