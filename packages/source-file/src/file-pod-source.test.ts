@@ -1,4 +1,5 @@
-import { renameSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync, renameSync, writeFileSync } from 'node:fs';
 import { mkdir, open, readFile, readdir, readlink, rename, rm, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join, relative } from 'node:path';
@@ -98,10 +99,17 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
+/**
+ * A directory of its own inside a temporary one: a source watches its path's parent too (D5), and with the
+ * temporary directory itself as the path that parent would be the system's, where the whole suite's files come
+ * and go (each event there has chokidar look at every entry again).
+ */
 async function makeDir(): Promise<string> {
   const dir = await tempDir('podconfig-file-');
   cleanups.push(dir.cleanup);
-  return dir.path;
+  const path = join(dir.path, 'd');
+  await mkdir(path);
+  return path;
 }
 
 /** A `manifests` directory (inside a temporary one, so it can be removed and made again) holding a.yaml. */
@@ -438,6 +446,40 @@ describe(FilePodSource.name, () => {
       const next = await pending; // so the first SET after the touch is the sentinel's
       expect(keys(next)).toEqual([key('a'), key('sentinel')]);
       expect(next.pods.get(key('a'))).toBe(first.pods.get(key('a')));
+    });
+
+    it('ends at once when stopped while a scan waits for a file system call (every thread of libuv\'s pool busy)', async () => {
+      const dir = await makeDir();
+      const a = join(dir, 'a.yaml');
+      await writeFile(a, podManifestYaml('a'));
+      const { run, log } = start({ path: dir });
+      await run.next();
+      const pending = run.next();
+      await log.waitFor(watchArmed);
+      // Opening a FIFO for reading waits in a pool thread until a writer comes: four of them take the whole pool.
+      const fifos = join(await makeDir(), 'held');
+      await mkdir(fifos);
+      const held: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        held.push(join(fifos, `f${i}`));
+        execFileSync('mkfifo', [held[i]!]);
+      }
+      const holders = held.map((f) => open(f, 'r'));
+      try {
+        writeFileSync(a, podManifestYaml('a-v2')); // sync: not through the pool
+        await new Promise((resolve) => setTimeout(resolve, 500)); // the watch event, the quiet period, a scan waiting
+        run.controller.abort();
+        const stopped = await Promise.race([
+          run.iterator.return(undefined).then(() => 'returned'),
+          new Promise((resolve) => setTimeout(() => resolve('still waiting for the pool'), 10_000)),
+        ]);
+        expect(stopped).toBe('returned');
+        expect(await pending.then(() => 'a SET', (err: unknown) => (err as Error).message)).toBe('the source ended');
+      } finally {
+        // A writer on each FIFO frees the pool.
+        for (const f of held) closeSync(openSync(f, constants.O_WRONLY | constants.O_NONBLOCK));
+        for (const h of await Promise.all(holders)) await h.close();
+      }
     });
 
     it('yields nothing for an edit that only reorders keys or writes out a default (same UID, spec §2.6)', async () => {

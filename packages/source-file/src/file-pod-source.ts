@@ -7,6 +7,7 @@ import {
   PodSnapshot,
   errorMessage,
   exponentialBackoff,
+  raceSignal,
   type Clock,
   type PodSetUpdate,
   type PodSource,
@@ -185,7 +186,10 @@ export class FilePodSource implements PodSource, StatusReporter {
     this.#log.info({ periodMs: this.#periodMs, debounceMs: this.#debounceMs }, 'file source started');
     try {
       while (!signal.aborted) {
-        const outcome = await this.#scan(builder, signal);
+        // File I/O cannot be cancelled, and it waits for a thread of libuv's pool (4 by default): on a slow or hung
+        // file system a stop would wait for it. Raced with the signal, the run ends at once; the abandoned reads
+        // finish on their own and their results are dropped.
+        const outcome = await raceSignal(this.#scan(builder, signal), signal);
         if (signal.aborted) return;
         // Every source yields one early SET: a path unusable at the first scan gives an empty one
         // (nothing to drop yet); later, an unusable path keeps the last SET (D18).
@@ -206,7 +210,7 @@ export class FilePodSource implements PodSource, StatusReporter {
           if (signal.aborted) return;
         }
 
-        const plan = await watchPlan(this.#absPath, outcome.directory);
+        const plan = await raceSignal(watchPlan(this.#absPath, outcome.directory), signal);
         // Re-arm at once when the path changed identity or a watched directory went away (D5);
         // after a failure, when the backoff says so.
         if (watch.key !== plan.key || watch.stale || (watch.failed && clock.monotonic() >= retryAt)) {
