@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { constants } from 'node:fs';
 import { open, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '@podconfig/testing';
@@ -25,6 +26,26 @@ async function fifo(): Promise<string> {
   await promisify(execFile)('mkfifo', [path]);
   return path;
 }
+
+/**
+ * A pseudo-terminal in canonical mode (no echo) holding 2,000 lines: it prints the device's path once the line
+ * discipline has taken them all in (it does so on a kernel worker, after the write returns), then "drained" once
+ * they have all been read, and ends the input (^D) when its stdin says so.
+ */
+const PTY_SERVER = `
+import fcntl, os, pty, struct, sys, termios, time
+m, s = pty.openpty()
+a = termios.tcgetattr(s); a[3] &= ~termios.ECHO; termios.tcsetattr(s, termios.TCSANOW, a)
+queued = lambda: struct.unpack("i", fcntl.ioctl(s, termios.FIONREAD, b"\\0" * 4))[0]
+os.write(m, b"x\\n" * 2000)
+while queued() < 4000: time.sleep(0.001)
+print(os.ttyname(s), flush=True)
+while queued() > 0: time.sleep(0.01)
+print("drained", flush=True)
+sys.stdin.readline()
+os.write(m, b"\\x04")
+sys.stdin.readline()
+`;
 
 async function failure(p: Promise<unknown>): Promise<unknown> {
   return p.then(() => undefined, (err: unknown) => err);
@@ -98,6 +119,29 @@ describe(readBoundedFile.name, () => {
     expect((await read).toString()).toBe('x'.repeat(2_000));
     // A 64 KiB buffer kept per read would be ~125 MiB here.
     expect(during - before).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it('keeps what a device hands out a little at a time at its size (not a read buffer per read)', async () => {
+    // A terminal in canonical mode hands out one line per read(2): 2,000 reads of 2 bytes, then its end-of-file
+    // (^D). The lines are all read while the device stays open, so what the reader keeps can be measured then.
+    const tty = spawn('python3', ['-c', PTY_SERVER], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const exited = once(tty, 'exit');
+    try {
+      const lines = createInterface({ input: tty.stdout })[Symbol.asyncIterator]();
+      const next = async (): Promise<string> => String((await lines.next()).value);
+      const path = await next();
+      const before = process.memoryUsage().arrayBuffers;
+      const read = readBoundedFile(path);
+      expect(await next()).toBe('drained');
+      const during = process.memoryUsage().arrayBuffers;
+      tty.stdin.write('eof\n');
+      expect((await read).toString()).toBe('x\n'.repeat(2_000));
+      // A 64 KiB buffer kept per read would be ~125 MiB here.
+      expect(during - before).toBeLessThan(16 * 1024 * 1024);
+    } finally {
+      tty.kill('SIGKILL');
+      await exited;
+    }
   });
 
   it('reads one copy from a writer that writes the file again and again (a loop serving a secret)', async () => {
