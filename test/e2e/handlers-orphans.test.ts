@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -144,5 +144,43 @@ describe('podconfig-agent orphan clean-up (handler listPods)', () => {
     server.serve();
     const kill = await eventually(async () => (await jsonLines(rec)).find((l) => l['call'] === 'kill'), 20_000, 'orphan killed');
     expect(kill).toMatchObject({ pod: 'default/ghost', reason: 'orphaned' });
+  });
+
+  it('holds orphan kills while the manifest path has been unusable since start: its pods may be in it (D18)', async () => {
+    // From an earlier life the handler runs web, whose manifest is in the directory, and ghost, which nobody wants...
+    await writeFile(podsFile, JSON.stringify([{ namespace: 'default', name: `web-${NODE}` }, { uid: 'ghost-uid', namespace: 'default', name: 'ghost' }]));
+    // ...and the agent starts with a path it cannot read: a symlink to itself (a botched swap, ELOOP).
+    const path = join(tmp.path, 'current');
+    await symlink('current', path);
+    const config = join(tmp.path, 'config.yaml');
+    await writeFile(config, [
+      `staticPodPath: ${JSON.stringify(path)}`,
+      'fileCheckFrequency: 1s',
+      'syncFrequency: 1s',
+      'handlers:',
+      `  - name: ${JSON.stringify(LISTING)}`,
+      `    pods: ${JSON.stringify(podsFile)}`,
+      `    record: ${JSON.stringify(rec)}`,
+      '',
+    ].join('\n'));
+    agent = await AgentProcess.start(['--node-name', NODE, '--config', config], { cwd: tmp.path });
+    const a = agent;
+    // The file source yields its one early (empty) SET, so the node is ready, but that SET is no answer.
+    await a.waitForLog((l) => l.msg === 'all sources ready', 20_000);
+    await a.waitForLog((l) => l.msg === 'orphan kills held: a source has not answered definitively yet', 20_000);
+    const sources = await a.getJSON<{ sources: { name: string; provisional?: boolean; healthy: boolean; lastError?: { message: string } }[] }>('/sources');
+    expect(sources.sources.find((s) => s.name === 'file')).toMatchObject({
+      provisional: true, healthy: false, lastError: { message: 'cannot stat manifest path: ELOOP' },
+    });
+    expect((await jsonLines(rec)).filter((l) => l['call'] === 'kill')).toEqual([]);
+
+    // The path is fixed: web is read (and synced, never killed); ghost, now known to be nobody's, is killed.
+    await symlink('manifests', `${path}.new`);
+    await rename(`${path}.new`, path);
+    const kill = await eventually(async () => (await jsonLines(rec)).find((l) => l['call'] === 'kill'), 20_000, 'orphan killed');
+    expect(kill).toMatchObject({ pod: 'default/ghost', uid: 'ghost-uid', reason: 'orphaned' });
+    const lines = await jsonLines(rec);
+    expect(lines.filter((l) => l['call'] === 'kill')).toHaveLength(1);
+    expect(lines.some((l) => l['call'] === 'create' && l['pod'] === `default/web-${NODE}`)).toBe(true);
   });
 });

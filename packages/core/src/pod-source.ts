@@ -22,7 +22,8 @@ export interface SourceStatus {
   readonly seen: boolean;
   /**
    * True while the source is seen only through a placeholder SET, without a definitive answer from
-   * its origin yet (the http source's D9 grace period). Such a source unblocks REMOVEs of its own
+   * its origin yet (the http source's D9 grace period; the file source's empty SET for a path unusable
+   * at its first scan). Such a source unblocks REMOVEs of its own
    * pods (it has none), but orphan clean-up waits for a definitive answer: a pod a handler runs
    * may still be wanted by that origin (D18).
    */

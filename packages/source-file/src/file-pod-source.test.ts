@@ -4,7 +4,7 @@ import { mkdir, open, readFile, readdir, readlink, rename, rm, symlink, unlink, 
 import { createServer } from 'node:net';
 import { join, relative } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigInvalidError, systemClock, type Clock, type PodSetUpdate } from '@podconfig/core';
 import { decodeFilePod } from '@podconfig/manifest';
 import { InstantClock, podManifestYaml, tempDir } from '@podconfig/testing';
@@ -1126,9 +1126,33 @@ describe(FilePodSource.name, () => {
       for (const name of ['a', 'b', 'c']) await writeFile(join(dir, `${name}.yaml`), podManifestYaml(name));
       const { run, source } = start({ path: dir, maxManifests: 2 });
       expect((await run.next()).pods.size).toBe(0);
-      expect(source.status()).toMatchObject({ seen: true, healthy: false, details: { mode: 'error' } });
+      // A placeholder, not an answer: the directory's pods are unknown, so orphan kills wait (D18).
+      expect(source.status()).toMatchObject({ seen: true, provisional: true, healthy: false, details: { mode: 'error' } });
       await unlink(join(dir, 'c.yaml'));
       expect(keys(await run.next())).toEqual([key('a'), key('b')]);
+      expect(source.status()).toMatchObject({ provisional: false, healthy: true, details: { mode: 'directory' } });
+    });
+
+    it('ends the provisional state with the first scan that reads the path, even when its set is empty too', async () => {
+      const dir = await makeDir();
+      for (const name of ['a', 'b', 'c']) await writeFile(join(dir, `${name}.yaml`), podManifestYaml(name));
+      const { run, source } = start({ path: dir, maxManifests: 2, periodMs: 50 });
+      expect((await run.next()).pods.size).toBe(0);
+      expect(source.status().provisional).toBe(true);
+      void run.iterator.next(); // resumes the source; no second SET comes (empty again is no change)
+      for (const name of ['a', 'b', 'c']) await unlink(join(dir, `${name}.yaml`));
+      await vi.waitFor(() => expect(source.status()).toMatchObject({ seen: true, provisional: false, healthy: true, pods: 0 }), { timeout: 10_000 });
+    });
+
+    it('is never provisional with a missing path or a first set read (D5: missing is an answer)', async () => {
+      const dir = await makeDir();
+      const missing = start({ path: join(dir, 'absent') });
+      expect((await missing.run.next()).pods.size).toBe(0);
+      expect(missing.source.status()).toMatchObject({ seen: true, provisional: false, details: { mode: 'missing' } });
+      await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
+      const found = start({ path: dir });
+      expect(keys(await found.run.next())).toEqual([key('a')]);
+      expect(found.source.status().provisional).toBe(false);
     });
 
     it('counts a scan of an unusable path as an error', async () => {

@@ -93,6 +93,8 @@ export class FilePodSource implements PodSource, StatusReporter {
 
   // Status, as of the last scan.
   #seen = false;
+  /** Seen only through the placeholder SET of a path unusable at the first scan: see {@link SourceStatus.provisional}. */
+  #provisional = false;
   #healthy = false;
   #pods = 0;
   #mode: Mode = 'unknown';
@@ -192,7 +194,11 @@ export class FilePodSource implements PodSource, StatusReporter {
         const outcome = await raceSignal(this.#scan(builder, signal), signal);
         if (signal.aborted) return;
         // Every source yields one early SET: a path unusable at the first scan gives an empty one
-        // (nothing to drop yet); later, an unusable path keeps the last SET (D18).
+        // (nothing to drop yet); later, an unusable path keeps the last SET (D18). The empty one is a
+        // placeholder, not an answer: the pods a handler runs from an earlier life may still be in that
+        // directory, so orphan kills wait for a scan that reads it (provisional, as the http source's grace SET).
+        if (outcome.set !== undefined) this.#provisional = false;
+        else if (last === undefined) this.#provisional = true;
         const set = outcome.set ?? (last === undefined ? NO_MANIFESTS : undefined);
         // A rewritten file whose pod is the same (key order, a default written out) keeps the last
         // SET's object, so `changes` names only pods that differ.
@@ -236,6 +242,7 @@ export class FilePodSource implements PodSource, StatusReporter {
   status(): SourceStatus {
     return {
       seen: this.#seen,
+      provisional: this.#provisional,
       healthy: this.#healthy,
       pods: this.#pods,
       ...(this.#lastSuccessTime === undefined ? {} : { lastSuccessTime: this.#lastSuccessTime }),
