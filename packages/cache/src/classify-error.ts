@@ -6,9 +6,11 @@ import { PodConfigError, type StatusError } from '@podconfig/core';
  * - `too-large`: "too large resource version" → the same as `expired`.
  * - `throttled`: 429 → back off and retry the same request; never counts towards a relist.
  * - `transient`: transport errors, resets, TLS hiccups, timeouts, 5xx → back off and re-watch at the last RV.
- * - `rejected`: 400 / 422, the server refused the request's parameters (for watch-list: it does not support it).
+ * - `rejected`: 400 / 422, the server refused the request's parameters (for watch-list: it does not support it;
+ *   on a plain watch, like `transient`).
  * - `decode`: an undecodable stream → relist.
- * - `fatal`: any other API error (401, 403, 404, …) → back off and relist.
+ * - `fatal`: any other API error (401, 403, 404, …): a list backs off and retries; a watch-list falls back to a
+ *   list for this sync; a plain watch, like `transient` (D11: relist only after 5 failed attempts).
  */
 export type ErrorClass = 'expired' | 'too-large' | 'throttled' | 'transient' | 'rejected' | 'decode' | 'fatal';
 

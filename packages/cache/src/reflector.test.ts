@@ -440,6 +440,35 @@ describe(Reflector.name, () => {
       expect(r.clock.sleeps).toEqual([5000, 1600, 3200]);
     });
 
+    it('re-watches at the same RV without relisting after a 403 ERROR event and a 401, 403, 404 or 400 on open (D11)', async () => {
+      const r = start();
+      await watching(1);
+      server.createPod(makePod('a', { nodeName: 'n1' }));
+      await r.pushed(() => r.pushes.length === 2);
+      const rv = server.resourceVersion;
+      server.sendWatchError(403); // RBAC being updated: the stream ends with a Forbidden Status
+      await watching(2);
+      for (const code of [401, 403, 404, 400]) server.failNext('watch', code);
+      server.closeWatches();
+      await watching(7);
+      expect(watches().slice(1).map((w) => [w.status, q(w).resourceVersion])).toEqual([
+        [200, rv], [401, rv], [403, rv], [404, rv], [400, rv], [200, rv],
+      ]);
+      expect(lists()).toHaveLength(1);
+      expect(r.reflector.status()).toMatchObject({ relists: 0, lastError: { code: 'PODCONFIG_API_STATUS' } });
+    });
+
+    it('relists after 5 consecutive watch opens refused with 403 (D11)', async () => {
+      const r = start();
+      await watching(1);
+      server.failNext('watch', 403, { times: 5 });
+      server.closeWatches();
+      await watching(7);
+      expect(watches().slice(1, 6).every((w) => w.status === 403)).toBe(true);
+      expect(lists()).toHaveLength(2);
+      expect(r.reflector.status()).toMatchObject({ relists: 1 });
+    });
+
     it('relists after 5 consecutive failed watch opens (D11)', async () => {
       const r = start();
       await watching(1);

@@ -611,7 +611,10 @@ export class Reflector<T extends KubeObject> {
   #watchFailed(err: unknown, attemptFailed: boolean): ReflectorState<T> {
     const kind = classifyError(err);
     if (kind === 'throttled') return this.#failed(err, { phase: 'Watching' }, 'watch throttled');
-    if (kind === 'transient') {
+    // D11: relist only for expiry, an undecodable stream or repeated failure. Any other error (a 5xx, a reset,
+    // but also a 401 while a rotated token is picked up, a 403 while RBAC is updated) re-watches at the last
+    // RV: a relist would not cure it, and it costs the apiserver the node's whole list.
+    if (kind !== 'expired' && kind !== 'too-large' && kind !== 'decode') {
       if (attemptFailed) this.#failedWatchAttempts++;
       else this.#failedWatchAttempts = 0;
       if (this.#failedWatchAttempts >= MAX_FAILED_WATCH_ATTEMPTS) {
