@@ -795,6 +795,39 @@ describe(Reflector.name, () => {
       expect(r.reflector.status()).toMatchObject({ relists: 0, watchRestarts: 1 });
     });
 
+    it('skips an object of the wrong kind among the initial events of a streaming list (checklists 61, 72)', async () => {
+      const pod: Pod = { ...makePod('a', { nodeName: 'n1' }), kind: 'Pod', apiVersion: 'v1' };
+      pod.metadata = { ...pod.metadata, resourceVersion: '10' };
+      const node = { kind: 'Node', apiVersion: 'v1', metadata: { name: 'n1', resourceVersion: '11' } } as unknown as Pod;
+      const events: WatchEvent<Pod>[] = [
+        { type: 'ADDED', object: pod },
+        { type: 'ADDED', object: node },
+        { type: 'BOOKMARK', object: { kind: 'Pod', metadata: { resourceVersion: '12', annotations: { [INITIAL_EVENTS_END_ANNOTATION]: 'true' } } } },
+      ];
+      const stop = new AbortController();
+      const listerWatcher: ListerWatcher<Pod> = {
+        list: () => Promise.reject(new Error('not used')),
+        watch: (_options, signal) => Promise.resolve({
+          async *[Symbol.asyncIterator]() {
+            yield* events;
+            await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+          },
+        }),
+      };
+      const replaced: string[][] = [];
+      const sink: ReflectorSink<Pod> = {
+        replace: (objects) => {
+          replaced.push(objects.map((o) => `${o.kind}/${o.metadata!.name!}`));
+          stop.abort();
+        },
+        apply: () => undefined,
+      };
+      const reflector = new Reflector<Pod>({ listerWatcher, sink, logger: pino({ level: 'silent' }), clock: new InstantClock(), expectedKind: 'Pod', watchList: true });
+      await reflector.run(stop.signal);
+      expect(replaced).toEqual([['Pod/a']]);
+      expect(reflector.status().lastSyncResourceVersion).toBe('12');
+    });
+
     it('re-streams from the last RV after a relist-worthy error', async () => {
       server.createPod(makePod('a', { nodeName: 'n1' }));
       const r = start({ watchList: true });
