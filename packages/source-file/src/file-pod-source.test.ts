@@ -996,6 +996,32 @@ describe(FilePodSource.name, () => {
       expect(msgs(log.lines, 'manifest path scanned').map((l) => l.reason)).toEqual(['start', 'watch-armed', 'period', 'period', 'period']);
     });
 
+    it('re-scans every 20 s unless told otherwise: the kubelet\'s fileCheckFrequency (spec §8, #40)', async () => {
+      const dir = await makeDir();
+      await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
+      const inner = new InstantClock();
+      const controller = new AbortController();
+      const clock: Clock = {
+        now: () => inner.now(),
+        monotonic: () => inner.monotonic(),
+        sleep: async (ms, signal) => {
+          await inner.sleep(ms, signal);
+          if (inner.sleeps.length >= 2) controller.abort();
+        },
+      };
+      const log = logRecorder();
+      const options: FilePodSourceOptions = { path: dir, nodeName: NODE, logger: log.logger, clock };
+      const iterator = new FilePodSource(options).updates(controller.signal);
+      try {
+        expect((await iterator.next()).done).toBe(false);
+        expect((await iterator.next()).done).toBe(true);
+      } finally {
+        await iterator.return(undefined);
+      }
+      expect(inner.sleeps).toEqual([20_000, 20_000]);
+      expect(msgs(log.lines, 'manifest path scanned').map((l) => l.reason)).toEqual(['start', 'watch-armed', 'period']);
+    });
+
     it('replaces a renamed pod at once, without the old and new pods side by side (D3, #41)', async () => {
       const dir = await makeDir();
       const a = join(dir, 'a.yaml');
