@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { MAX_TIMER_MS, PodConfigError, errorMessage } from '@podconfig/core';
+import { MAX_TIMER_MS, PodConfigError, errorMessage, processGroupKillsPending, processGroupKillsSettled } from '@podconfig/core';
 import { parseCommandLine } from './cli.js';
 import { loadConfigFile } from './config-file.js';
 import { createRootLogger, messageWithNewCauses } from './logger.js';
@@ -100,5 +100,19 @@ export async function runCli(argv: readonly string[], o: RunCliOptions): Promise
     return 1;
   } finally {
     o.signal.removeEventListener('abort', onAbort);
+    await commandGroupsEnded(logger);
   }
+}
+
+/**
+ * The exec handlers' commands stopped at shutdown got SIGTERM, and their process groups SIGKILL after the
+ * handler's killGrace: a timer in this process. A member that ignores SIGTERM (a hook's background child) would
+ * outlive an agent that exited first, so the agent waits for those kills (the shutdown deadline still holds:
+ * at exit, what is left gets its SIGKILL at once).
+ */
+async function commandGroupsEnded(logger: Logger): Promise<void> {
+  const pending = processGroupKillsPending();
+  if (pending.length === 0) return;
+  logger.info({ processGroups: pending }, 'waiting for stopped commands\' process groups to end (SIGKILL at the end of their killGrace)');
+  await processGroupKillsSettled();
 }

@@ -153,4 +153,56 @@ describe('podconfig-agent with the exec handler and a real shell script', () => 
     await eventually(async () => (existsSync(killMarker) ? true : undefined), 30_000, 'kill marker');
     expect(await readFile(killMarker, 'utf8')).toBe(`file ${NODE} removed\n`);
   });
+
+  it('ends the process groups of the hooks it stopped at shutdown before it exits: a child ignoring SIGTERM gets its SIGKILL', async () => {
+    const manifests = join(tmp.path, 'manifests');
+    const markers = join(tmp.path, 'markers');
+    const hook = join(tmp.path, 'hook.sh');
+    await mkdir(manifests);
+    await mkdir(markers);
+    // The hook leaves a child that ignores SIGTERM in its group, then waits: running when the agent stops.
+    await writeFile(hook, [
+      '#!/bin/sh',
+      'cat > /dev/null',
+      `( trap '' TERM; exec sleep 600 ) </dev/null >/dev/null 2>&1 &`,
+      'echo $! > "$MARKERS/child.pid"',
+      'exec sleep 600',
+      '',
+    ].join('\n'));
+    await chmod(hook, 0o755);
+    await writeFile(join(manifests, 'web.yaml'), podManifestYaml('web'));
+    const config = join(tmp.path, 'config.yaml');
+    await writeFile(config, [
+      `staticPodPath: ${JSON.stringify(manifests)}`,
+      'handlers:',
+      '  - name: exec',
+      `    command: ${JSON.stringify(hook)}`,
+      '    timeout: 10m',
+      '    killGrace: 2s',
+      `    env: { MARKERS: ${JSON.stringify(markers)} }`,
+      '',
+    ].join('\n'));
+    agent = await AgentProcess.start(['--node-name', NODE, '--config', config], { cwd: tmp.path });
+    const a = agent;
+    const childPid = join(markers, 'child.pid');
+    const pid = await eventually(async () => {
+      const text = existsSync(childPid) ? await readFile(childPid, 'utf8') : '';
+      return text.trim() === '' ? undefined : Number(text);
+    }, 30_000, 'the hook\'s child started');
+    try {
+      // The call is aborted: the group gets SIGTERM (the hook dies, its child does not), and SIGKILL 2 s later.
+      expect(await a.stopWithin(20_000)).toEqual({ code: 0, signal: null });
+      agent = undefined;
+      // Gone with the agent, not left to init (a SIGKILL takes a moment to land; without it the child sleeps 600 s).
+      await expect.poll(() => processRunning(pid), { timeout: 3_000 }).toBe(false);
+      expect(a.logs.find((l) => l.msg === "waiting for stopped commands' process groups to end (SIGKILL at the end of their killGrace)"))
+        .toBeDefined();
+    } finally {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone, as it should be
+      }
+    }
+  });
 });

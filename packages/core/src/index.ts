@@ -40,6 +40,7 @@ export { Socks5Error, socks5Connector, type Socks5ConnectorOptions, type Socks5S
 export { toAbsoluteForm, type AbsoluteFormRequest } from './absolute-form.js';
 export { FileTooLargeError, MAX_CONFIG_FILE_BYTES, fileReadProblem, readBoundedFile, type ReadBoundedFileOptions } from './read-bounded-file.js';
 export { runCommand, type CommandResult, type RunCommandOptions } from './run-command.js';
+export { processGroupKillsPending, processGroupKillsSettled } from './owed-process-groups.js';
 export { copyWith } from './copy-with.js';
 export { deepFreeze, deepFreezeParsed } from './deep-freeze.js';
 export { jsonEqual } from './json-equal.js';

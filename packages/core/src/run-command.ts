@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { LineCapture } from './line-capture.js';
+import { oweProcessGroup, processGroupKillDue, releaseProcessGroup } from './owed-process-groups.js';
 
 export interface RunCommandOptions {
   /** The program; run directly, never through a shell. */
@@ -90,7 +91,11 @@ export function runCommand(options: RunCommandOptions, signal: AbortSignal): Pro
       if (terminating) return;
       terminating = true;
       killGroup('SIGTERM');
-      graceTimer = setTimeout(() => killGroup('SIGKILL'), options.killGraceMs);
+      if (child.pid !== undefined) processGroupKillDue(child.pid);
+      graceTimer = setTimeout(() => {
+        killGroup('SIGKILL');
+        if (child.pid !== undefined) releaseProcessGroup(child.pid);
+      }, options.killGraceMs);
     };
     const onAbort = (): void => {
       aborted = true;
@@ -104,13 +109,16 @@ export function runCommand(options: RunCommandOptions, signal: AbortSignal): Pro
       terminate();
     }, options.timeoutMs);
     signal.addEventListener('abort', onAbort, { once: true });
+    // Owed until the leader exits by itself or the SIGKILL is sent: at this process's exit, it gets it at once.
+    if (child.pid !== undefined) oweProcessGroup(child.pid);
 
     const cleanup = (): void => {
       settled = true;
       clearTimeout(timeoutTimer);
       // Once the group was told to stop, its SIGKILL stays due: the leader may have exited on SIGTERM while a
       // process it left in the background ignores it (and held the pipes until the drain gave up on them). Unref'd:
-      // the call is over, and a pending kill must not keep the caller's process alive.
+      // the call is over, and a pending kill must not keep the caller's process alive (at its exit the kill is
+      // sent at once; processGroupKillsSettled() waits for it).
       if (!terminating) clearTimeout(graceTimer);
       else graceTimer?.unref();
       clearTimeout(drainTimer);
@@ -129,6 +137,7 @@ export function runCommand(options: RunCommandOptions, signal: AbortSignal): Pro
       if (!terminating) {
         clearTimeout(timeoutTimer);
         signal.removeEventListener('abort', onAbort);
+        if (child.pid !== undefined) releaseProcessGroup(child.pid);
       }
       drainTimer = setTimeout(() => {
         child.stdout.destroy();
