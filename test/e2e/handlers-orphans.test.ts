@@ -75,12 +75,12 @@ describe('podconfig-agent orphan clean-up (handler listPods)', () => {
     await tmp.cleanup();
   });
 
-  const writeConfig = async (url: string, extra: string[]): Promise<string> => {
+  /** The config file: the static pod path (`manifests` unless given), the URL if any, `extra` lines, the listing handler. */
+  const writeConfig = async (url: string | undefined, extra: string[], path = manifests): Promise<string> => {
     const config = join(tmp.path, 'config.yaml');
     await writeFile(config, [
-      `staticPodPath: ${JSON.stringify(manifests)}`,
-      `staticPodURL: ${url}`,
-      'httpCheckFrequency: 200ms',
+      `staticPodPath: ${JSON.stringify(path)}`,
+      ...(url === undefined ? [] : [`staticPodURL: ${url}`, 'httpCheckFrequency: 200ms']),
       ...extra,
       'handlers:',
       `  - name: ${JSON.stringify(LISTING)}`,
@@ -152,17 +152,7 @@ describe('podconfig-agent orphan clean-up (handler listPods)', () => {
     // ...and the agent starts with a path it cannot read: a symlink to itself (a botched swap, ELOOP).
     const path = join(tmp.path, 'current');
     await symlink('current', path);
-    const config = join(tmp.path, 'config.yaml');
-    await writeFile(config, [
-      `staticPodPath: ${JSON.stringify(path)}`,
-      'fileCheckFrequency: 1s',
-      'syncFrequency: 1s',
-      'handlers:',
-      `  - name: ${JSON.stringify(LISTING)}`,
-      `    pods: ${JSON.stringify(podsFile)}`,
-      `    record: ${JSON.stringify(rec)}`,
-      '',
-    ].join('\n'));
+    const config = await writeConfig(undefined, ['fileCheckFrequency: 1s', 'syncFrequency: 1s'], path);
     agent = await AgentProcess.start(['--node-name', NODE, '--config', config], { cwd: tmp.path });
     const a = agent;
     // The file source yields its one early (empty) SET, so the node is ready, but that SET is no answer.

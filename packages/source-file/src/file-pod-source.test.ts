@@ -966,60 +966,48 @@ describe(FilePodSource.name, () => {
       expect(uid(next, key('a'))).toBe(uid(first, key('a')));
     });
 
-    it('re-scans at a fixed rate, the first scan at t≈0 (#40)', async () => {
+    /**
+     * Runs a source over a directory holding one manifest on a clock whose every wake-up comes `lateMs` late,
+     * until it has slept `sleeps` times; the first SET must come before any wait.
+     */
+    async function periodicScans(o: { periodMs?: number; lateMs: number; sleeps: number }): Promise<{ sleeps: number[]; reasons: unknown[] }> {
       const dir = await makeDir();
       await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
       const inner = new InstantClock();
       const controller = new AbortController();
-      // Every wake-up comes 7 ms late: a fixed-rate ticker shortens the next wait, a sliding one would not.
       const clock: Clock = {
         now: () => inner.now(),
         monotonic: () => inner.monotonic(),
         sleep: async (ms, signal) => {
           await inner.sleep(ms, signal);
-          inner.advance(7);
-          if (inner.sleeps.length >= 4) controller.abort();
+          inner.advance(o.lateMs);
+          if (inner.sleeps.length >= o.sleeps) controller.abort();
         },
       };
       const log = logRecorder();
-      const source = new FilePodSource({ path: dir, nodeName: NODE, logger: log.logger, clock, periodMs: 20_000 });
-      const iterator = source.updates(controller.signal);
+      const options: FilePodSourceOptions = { path: dir, nodeName: NODE, logger: log.logger, clock, ...(o.periodMs === undefined ? {} : { periodMs: o.periodMs }) };
+      const iterator = new FilePodSource(options).updates(controller.signal);
       try {
-        const first = await iterator.next();
-        expect(first.done).toBe(false);
+        expect((await iterator.next()).done).toBe(false);
         expect(inner.sleeps).toEqual([]); // the first SET came before any wait
         expect((await iterator.next()).done).toBe(true); // nothing changed; the source returns on abort
       } finally {
         await iterator.return(undefined);
       }
-      expect(inner.sleeps).toEqual([20_000, 19_993, 19_993, 19_993]);
-      expect(msgs(log.lines, 'manifest path scanned').map((l) => l.reason)).toEqual(['start', 'watch-armed', 'period', 'period', 'period']);
+      return { sleeps: inner.sleeps, reasons: msgs(log.lines, 'manifest path scanned').map((l) => l.reason) };
+    }
+
+    it('re-scans at a fixed rate, the first scan at t≈0 (#40)', async () => {
+      // Every wake-up comes 7 ms late: a fixed-rate ticker shortens the next wait, a sliding one would not.
+      const { sleeps, reasons } = await periodicScans({ periodMs: 20_000, lateMs: 7, sleeps: 4 });
+      expect(sleeps).toEqual([20_000, 19_993, 19_993, 19_993]);
+      expect(reasons).toEqual(['start', 'watch-armed', 'period', 'period', 'period']);
     });
 
     it('re-scans every 20 s unless told otherwise: the kubelet\'s fileCheckFrequency (spec §8, #40)', async () => {
-      const dir = await makeDir();
-      await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
-      const inner = new InstantClock();
-      const controller = new AbortController();
-      const clock: Clock = {
-        now: () => inner.now(),
-        monotonic: () => inner.monotonic(),
-        sleep: async (ms, signal) => {
-          await inner.sleep(ms, signal);
-          if (inner.sleeps.length >= 2) controller.abort();
-        },
-      };
-      const log = logRecorder();
-      const options: FilePodSourceOptions = { path: dir, nodeName: NODE, logger: log.logger, clock };
-      const iterator = new FilePodSource(options).updates(controller.signal);
-      try {
-        expect((await iterator.next()).done).toBe(false);
-        expect((await iterator.next()).done).toBe(true);
-      } finally {
-        await iterator.return(undefined);
-      }
-      expect(inner.sleeps).toEqual([20_000, 20_000]);
-      expect(msgs(log.lines, 'manifest path scanned').map((l) => l.reason)).toEqual(['start', 'watch-armed', 'period']);
+      const { sleeps, reasons } = await periodicScans({ lateMs: 0, sleeps: 2 });
+      expect(sleeps).toEqual([20_000, 20_000]);
+      expect(reasons).toEqual(['start', 'watch-armed', 'period']);
     });
 
     it('replaces a renamed pod at once, without the old and new pods side by side (D3, #41)', async () => {
