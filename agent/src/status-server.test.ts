@@ -63,6 +63,38 @@ describe(StatusServer.name, () => {
     it('serves /livez as the liveness check, as the kubelet does', async () => {
       const base = await start(provider([]));
       expect(await get(`${base}/livez`)).toMatchObject({ status: 200, body: 'ok\n' });
+      expect(await get(`${base}/livez?verbose`)).toMatchObject({ status: 200, body: '[+]ping ok\n[+]syncloop ok\nlivez check passed\n' });
+    });
+
+    it('leaves out the checks ?exclude= names, warning of names that match none, as Kubernetes components do', async () => {
+      let syncLoopError: string | undefined = 'held';
+      const ready = ['file'];
+      const base = await start({ ...provider([]), syncLoopError: () => syncLoopError,
+        readiness: () => ({ configured: ['file', 'api'], ready, allReady: ready.length === 2 }) });
+      expect(await get(`${base}/healthz?exclude=syncloop`)).toMatchObject({ status: 200, body: 'ok\n' });
+      expect(await get(`${base}/livez?exclude=syncloop&exclude=nope&exclude=%20a%20&verbose`)).toMatchObject({
+        status: 200,
+        body: '[+]ping ok\n[+]syncloop excluded: ok\nwarn: some health checks cannot be excluded: no matches for "a","nope"\nlivez check passed\n',
+      });
+      syncLoopError = undefined;
+      expect(await get(`${base}/readyz?exclude=source/api`)).toMatchObject({ status: 200, body: 'ok\n' });
+      expect(await get(`${base}/readyz?exclude=source/file`)).toMatchObject({
+        status: 503, body: '[+]source/file excluded: ok\n[-]source/api failed: reason withheld\nreadyz check failed\n',
+      });
+    });
+
+    it('answers one check at /<endpoint>/<check>, its reason included, as Kubernetes components do', async () => {
+      let syncLoopError: string | undefined = undefined;
+      const base = await start({ ...provider([]), syncLoopError: () => syncLoopError,
+        readiness: () => ({ configured: ['file', 'api'], ready: ['file'], allReady: false }) });
+      expect(await get(`${base}/healthz/ping`)).toMatchObject({ status: 200, body: 'ok\n' });
+      expect(await get(`${base}/livez/syncloop`)).toMatchObject({ status: 200, body: 'ok\n' });
+      syncLoopError = 'held by runtime errors';
+      expect(await get(`${base}/healthz/syncloop`)).toMatchObject({ status: 500, body: 'internal server error: held by runtime errors\n' });
+      expect(await get(`${base}/readyz/source/file`)).toMatchObject({ status: 200, body: 'ok\n' });
+      expect(await get(`${base}/readyz/source/api`)).toMatchObject({ status: 500, body: 'internal server error: not ready\n' });
+      expect((await get(`${base}/healthz/nope`)).status).toBe(404);
+      expect((await get(`${base}/readyz/source/nope`)).status).toBe(404);
     });
 
     it('answers /healthz and /livez 500 while the syncloop check fails, the reason withheld and logged once, as the kubelet does', async () => {
@@ -78,7 +110,8 @@ describe(StatusServer.name, () => {
       expect(await get(`${base}/healthz?verbose`)).toMatchObject({ status: 200, body: '[+]ping ok\n[+]syncloop ok\nhealthz check passed\n' });
       syncLoopError = 'the sync loop has been held by runtime errors for 301 s (longer than 300 s): handler "cri": socket gone';
       for (const path of ['/healthz', '/livez', '/healthz?verbose']) {
-        expect(await get(`${base}${path}`)).toMatchObject({ status: 500, body: '[+]ping ok\n[-]syncloop failed: reason withheld\nhealthz check failed\n' });
+        const endpoint = path.slice(1).split('?')[0]!;
+        expect(await get(`${base}${path}`)).toMatchObject({ status: 500, body: `[+]ping ok\n[-]syncloop failed: reason withheld\n${endpoint} check failed\n` });
       }
       syncLoopError = undefined;
       expect(await get(`${base}/healthz`)).toMatchObject({ status: 200, body: 'ok\n' });
@@ -97,11 +130,12 @@ describe(StatusServer.name, () => {
       }
     });
 
-    it('answers /readyz 200 when every source is ready, else 503 naming the others', async () => {
+    it('answers /readyz 200 when every source is ready, else 503 listing each source\'s check', async () => {
       const ready = ['file'];
       const base = await start({ ...provider([]), readiness: () => ({ configured: ['file', 'api'], ready, allReady: ready.length === 2 }) });
-      expect(await get(`${base}/readyz`)).toMatchObject({ status: 503, body: 'sources not ready: api\n' });
-      expect((await get(`${base}/readyz?verbose`)).body).toBe('[+]source/file ok\n[-]source/api failed: not ready\nreadyz check failed\n');
+      for (const path of ['/readyz', '/readyz?verbose']) {
+        expect(await get(`${base}${path}`)).toMatchObject({ status: 503, body: '[+]source/file ok\n[-]source/api failed: reason withheld\nreadyz check failed\n' });
+      }
       ready.push('api');
       expect(await get(`${base}/readyz`)).toMatchObject({ status: 200, body: 'ok\n' });
     });

@@ -4,6 +4,7 @@ import { ConfigInvalidError } from '@podconfig/core';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { StatusAddress } from './agent-config.js';
+import { healthAnswer, type HealthCheck } from './health-checks.js';
 import { IdleConnectionReaper } from './idle-connection-reaper.js';
 
 /** What the status server shows; the agent implements it. */
@@ -138,22 +139,16 @@ export class StatusServer {
       this.#largeInFlight++;
       res.once('close', () => this.#largeInFlight--);
     }
+    const [, endpoint = '', ...check] = url.pathname.split('/');
+    if (endpoint === 'healthz' || endpoint === 'livez' || endpoint === 'readyz') {
+      const checks = endpoint === 'readyz' ? readinessChecks(provider) : this.#livenessChecks(provider);
+      // Not ready is no failure of the process: 503, so a probe's reader tells the two apart.
+      const answer = healthAnswer(endpoint, checks, check.join('/'), url.searchParams, endpoint === 'readyz' ? 503 : 500);
+      if (answer === undefined) text(res, 404, 'not found');
+      else text(res, answer.status, answer.body);
+      return;
+    }
     switch (url.pathname) {
-      case '/healthz':
-      case '/livez':
-        this.#health(provider, url, res);
-        return;
-      case '/readyz': {
-        const r = provider.readiness();
-        const notReady = r.configured.filter((s) => !r.ready.includes(s));
-        if (url.searchParams.has('verbose')) {
-          const lines = r.configured.map((s) => (r.ready.includes(s) ? `[+]source/${s} ok` : `[-]source/${s} failed: not ready`));
-          text(res, r.allReady ? 200 : 503, [...lines, r.allReady ? 'readyz check passed' : 'readyz check failed'].join('\n'));
-        } else {
-          text(res, r.allReady ? 200 : 503, r.allReady ? 'ok' : `sources not ready: ${notReady.join(', ')}`);
-        }
-        return;
-      }
       case '/pods':
         json(res, provider.pods());
         return;
@@ -171,19 +166,22 @@ export class StatusServer {
   }
 
   /**
-   * The kubelet's healthz answer: `ok`, or with `?verbose` each check and `healthz check passed`; when a check fails,
-   * 500 with every check listed and the failure's reason withheld, as Kubernetes' healthz handler answers (it is
-   * logged instead).
+   * The kubelet's liveness checks: `ping`, and `syncloop` (the reconciler's `syncLoopError()`), whose failure is
+   * logged when it starts and when it ends (its reason is withheld from `/healthz` and `/livez`, as Kubernetes does).
    */
-  #health(provider: StatusProvider, url: URL, res: ServerResponse): void {
+  #livenessChecks(provider: StatusProvider): HealthCheck[] {
     const syncLoopError = provider.syncLoopError();
     if (syncLoopError !== undefined && !this.#syncLoopFailed) this.#log.warn({ check: 'syncloop', reason: syncLoopError }, 'healthz check failed');
     if (syncLoopError === undefined && this.#syncLoopFailed) this.#log.info({ check: 'syncloop' }, 'healthz check passes again');
     this.#syncLoopFailed = syncLoopError !== undefined;
-    const checks = ['[+]ping ok', syncLoopError === undefined ? '[+]syncloop ok' : '[-]syncloop failed: reason withheld'];
-    if (syncLoopError !== undefined) text(res, 500, [...checks, 'healthz check failed'].join('\n'));
-    else text(res, 200, url.searchParams.has('verbose') ? [...checks, 'healthz check passed'].join('\n') : 'ok');
+    return [{ name: 'ping', check: () => undefined }, { name: 'syncloop', check: () => syncLoopError }];
   }
+}
+
+/** One check per configured source, `source/<name>`: it passes once the source has delivered (D10). */
+function readinessChecks(provider: StatusProvider): HealthCheck[] {
+  const r = provider.readiness();
+  return r.configured.map((s) => ({ name: `source/${s}`, check: () => (r.ready.includes(s) ? undefined : 'not ready') }));
 }
 
 /** The host name of a `Host` header (`[::1]` kept in brackets), or '' when there is none or it does not parse. */
