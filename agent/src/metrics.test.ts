@@ -35,6 +35,21 @@ describe(AgentMetrics.name, () => {
     expect(await metrics.registry.metrics()).toContain('podconfig_source_events_total{source="file",event="errors"} 5');
   });
 
+  it('exports podconfig_source_sets_total at 0 for a source that has not delivered yet', async () => {
+    const metrics = new AgentMetrics({ collectDefault: false });
+    const silent: PodSource = { name: 'api', async *updates() { /* never delivers */ } };
+    metrics.watchSources([silent], () => false);
+    expect(await metrics.registry.metrics()).toContain('podconfig_source_sets_total{source="api"} 0');
+  });
+
+  it('has handler duration buckets past the default handler timeout (1m), so a timed-out call lands in one', async () => {
+    const metrics = new AgentMetrics({ collectDefault: false });
+    metrics.handlerCall({ handler: 'exec', call: 'create', outcome: 'timeout', durationMs: 60_014 });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('podconfig_handler_call_duration_seconds_bucket{le="60",handler="exec",call="create"} 0');
+    expect(text).toContain('podconfig_handler_call_duration_seconds_bucket{le="120",handler="exec",call="create"} 1');
+  });
+
   it('exports a source event counter that is still 0 as a series at 0, then counts it up', async () => {
     const metrics = new AgentMetrics({ collectDefault: false });
     let relists = 0;

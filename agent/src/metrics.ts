@@ -38,7 +38,8 @@ export class AgentMetrics {
     this.#handlerCalls = new Counter({ name: 'podconfig_handler_calls_total', help: 'Sync handler calls by handler, call and outcome.', labelNames: ['handler', 'call', 'outcome'], registers });
     this.#handlerDuration = new Histogram({
       name: 'podconfig_handler_call_duration_seconds', help: 'Duration of sync handler calls.', labelNames: ['handler', 'call'],
-      buckets: [0.001, 0.005, 0.025, 0.1, 0.5, 1, 2.5, 10, 30, 60], registers,
+      // Past the default --handler-timeout (1m): a timed-out call, or one under a longer timeout, still lands in a bucket.
+      buckets: [0.001, 0.005, 0.025, 0.1, 0.5, 1, 2.5, 10, 30, 60, 120, 300, 600], registers,
     });
     const statusFns = this.#statusFns;
     const readyFn = this.#readyFn;
@@ -51,7 +52,7 @@ export class AgentMetrics {
       collect() { for (const source of statusFns.keys()) this.set({ source }, readyFn.fn(source) ? 1 : 0); },
     });
     new Gauge({
-      name: 'podconfig_source_healthy', help: '1 when the last attempt of the source succeeded.', labelNames: ['source'], registers,
+      name: 'podconfig_source_healthy', help: '1 when the last attempt of the source succeeded (the file source: and none of its manifests is invalid).', labelNames: ['source'], registers,
       collect() { for (const [source, fn] of statusFns) this.set({ source }, fn().healthy ? 1 : 0); },
     });
     new Gauge({
@@ -86,7 +87,11 @@ export class AgentMetrics {
 
   /** Source statuses for the scrape-time gauges. */
   watchSources(sources: readonly PodSource[], isReady: (source: SourceName) => boolean): void {
-    for (const s of sources) if (reportsStatus(s)) this.#statusFns.set(s.name, () => s.status());
+    for (const s of sources) {
+      if (reportsStatus(s)) this.#statusFns.set(s.name, () => s.status());
+      // A source that never delivers still has its series, at 0: increase() over it can then say so.
+      this.#sets.inc({ source: s.name }, 0);
+    }
     this.#readyFn.fn = isReady;
   }
 

@@ -292,7 +292,7 @@ describe(ApiserverPodSource.name, () => {
       // A pod bound to this node later (pods/binding) arrives as a MODIFIED that now matches the selector.
       fake.updatePod({ ...fake.getPod('default', 'unscheduled')!, spec: { ...fake.getPod('default', 'unscheduled')!.spec!, nodeName: NODE } });
       expect(keys(await run.next())).toEqual(['default/unscheduled', 'kube-system/p2']);
-      expect(run.source.status()).toMatchObject({ seen: true, healthy: true, pods: 2, details: { connected: true, podsSynced: true } });
+      expect(run.source.status()).toMatchObject({ seen: true, provisional: false, healthy: true, pods: 2, details: { connected: true, podsSynced: true } });
     });
 
     it.each([true, false])('drops metadata.managedFields by default, from the initial sync and from watch events (watchList %s)', async (watchList) => {

@@ -165,6 +165,7 @@ export class ApiserverPodSource implements PodSource, StatusReporter {
     const lastSuccessTime = pods?.lastSyncTime;
     return {
       seen: this.#seen,
+      provisional: false, // every SET it yields is the apiserver's answer
       healthy: pods !== undefined && nodes !== undefined && pods.synced && pods.consecutiveFailures === 0 && nodes.consecutiveFailures === 0,
       pods: this.#pods,
       ...(lastSuccessTime === undefined ? {} : { lastSuccessTime }),

@@ -963,7 +963,7 @@ describe(HttpPodSource.name, () => {
           healthy: false,
           pods: 0,
           counters: { polls_success: 0, polls_not_modified: 0, polls_error: 2 },
-          details: { lastStatusCode: 502, consecutiveFailures: 2, nextPollInMs: 40_000 },
+          details: { lastStatusCode: 502, consecutiveFailures: 2, nextPollInMs: 20_000 }, // 40 s after the 2nd poll, 20 s of it waited for the grace SET
         });
       });
 

@@ -149,7 +149,8 @@ export class HttpPodSource implements PodSource, StatusReporter {
   #lastSuccess: number | undefined;
   #lastError: { message: string; code?: string; time: number } | undefined;
   #lastStatusCode: number | undefined;
-  #nextPollInMs: number | undefined;
+  /** When the next poll is due (the clock's monotonic reading): `nextPollInMs` counts down to it. */
+  #nextPollAt: number | undefined;
   #consecutiveFailures = 0;
   #lastFailureMessage: string | undefined;
   readonly #counters = { polls_success: 0, polls_not_modified: 0, polls_error: 0 };
@@ -251,7 +252,7 @@ export class HttpPodSource implements PodSource, StatusReporter {
           wait = Math.min(this.#maxBackoffMs, backoff.next());
           this.#failed(err, wait);
         }
-        this.#nextPollInMs = wait;
+        this.#nextPollAt = this.#clock.monotonic() + wait;
         if (outcome !== undefined && (outcome.changed || !yielded)) {
           yielded = this.#seen = true;
           yield { source: this.name, op: 'SET', pods: outcome.pods };
@@ -297,7 +298,7 @@ export class HttpPodSource implements PodSource, StatusReporter {
         lastStatusCode: this.#lastStatusCode ?? null,
         etag: this.#applied?.etag ?? null,
         lastModified: this.#applied?.lastModified ?? null,
-        nextPollInMs: this.#nextPollInMs === undefined ? null : Math.round(this.#nextPollInMs),
+        nextPollInMs: this.#nextPollAt === undefined ? null : Math.max(0, Math.round(this.#nextPollAt - this.#clock.monotonic())),
         consecutiveFailures: this.#consecutiveFailures,
       },
     };
