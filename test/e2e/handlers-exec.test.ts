@@ -178,7 +178,7 @@ describe('podconfig-agent with the exec handler and a real shell script', () => 
       '  - name: exec',
       `    command: ${JSON.stringify(hook)}`,
       '    timeout: 10m',
-      '    killGrace: 2s',
+      '    killGrace: 3s',
       `    env: { MARKERS: ${JSON.stringify(markers)} }`,
       '',
     ].join('\n'));
@@ -190,13 +190,19 @@ describe('podconfig-agent with the exec handler and a real shell script', () => 
       return text.trim() === '' ? undefined : Number(text);
     }, 30_000, 'the hook\'s child started');
     try {
-      // The call is aborted: the group gets SIGTERM (the hook dies, its child does not), and SIGKILL 2 s later.
-      expect(await a.stopWithin(20_000)).toEqual({ code: 0, signal: null });
+      // The call is aborted: the group gets SIGTERM (the hook dies, its child does not), and SIGKILL 3 s later.
+      const stopped = a.stop();
+      let exited = false;
+      void stopped.then(() => { exited = true; });
+      await a.waitForLog((l) => l.msg === "waiting for stopped commands' process groups to end (SIGKILL at the end of their killGrace)", 20_000);
+      // Its handler calls are over, yet the agent waits for the group's SIGKILL rather than leave the child to init.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(exited).toBe(false);
+      expect(await processRunning(pid)).toBe(true);
+      expect(await stopped).toEqual({ code: 0, signal: null });
       agent = undefined;
-      // Gone with the agent, not left to init (a SIGKILL takes a moment to land; without it the child sleeps 600 s).
+      // Gone with the agent (a SIGKILL takes a moment to land; without it the child sleeps 600 s).
       await expect.poll(() => processRunning(pid), { timeout: 3_000 }).toBe(false);
-      expect(a.logs.find((l) => l.msg === "waiting for stopped commands' process groups to end (SIGKILL at the end of their killGrace)"))
-        .toBeDefined();
     } finally {
       try {
         process.kill(pid, 'SIGKILL');

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { processRunning, tempDir } from '@podconfig/testing';
 import { processGroupKillsPending, processGroupKillsSettled } from './owed-process-groups.js';
 import { runCommand } from './run-command.js';
@@ -14,6 +14,7 @@ const RUN_COMMAND_JS = fileURLToPath(new URL('../dist/run-command.js', import.me
 let dir: { path: string; cleanup: () => Promise<void> } | undefined;
 const leftovers: number[] = [];
 afterEach(async () => {
+  vi.restoreAllMocks();
   for (const pid of leftovers.splice(0)) {
     try {
       process.kill(pid, 'SIGKILL');
@@ -78,6 +79,36 @@ describe('owed process groups', () => {
     await processGroupKillsSettled();
     expect(processGroupKillsPending()).toEqual([]);
     await expect.poll(() => processRunning(pid), { timeout: 10_000 }).toBe(false);
+  });
+
+  it('never signals a group once it is empty: its id may be another process\'s by then', async () => {
+    const kill = vi.spyOn(process, 'kill');
+    const controller = new AbortController();
+    const run = runCommand({
+      command: 'sleep', args: ['60'], env: { PATH: process.env['PATH'] }, stdin: '', timeoutMs: 60_000, killGraceMs: 200, stdoutLimit: 1024, stderrLimit: 1024,
+    }, controller.signal);
+    controller.abort();
+    const { pid } = await run; // the SIGTERM ended the only member
+    await new Promise((resolve) => setTimeout(resolve, 500)); // past the grace
+    expect(kill.mock.calls.filter(([target, sig]) => target === -pid! && sig === 'SIGKILL')).toEqual([]);
+    expect(processGroupKillsPending()).toEqual([]);
+  });
+
+  it('lets a group go at the end of its grace even while it still looks alive (a zombie under a PID 1 that never reaps)', async () => {
+    const kill = process.kill.bind(process);
+    // Every probe finds a member, as one that has exited but is never reaped keeps the group's id.
+    vi.spyOn(process, 'kill').mockImplementation((target: number, sig?: string | number) => (sig === 0 ? true : kill(target, sig)));
+    const controller = new AbortController();
+    const run = runCommand({
+      command: 'sleep', args: ['60'], env: { PATH: process.env['PATH'] }, stdin: '', timeoutMs: 60_000, killGraceMs: 300, stdoutLimit: 1024, stderrLimit: 1024,
+    }, controller.signal);
+    controller.abort();
+    const { pid } = await run;
+    expect(processGroupKillsPending()).toEqual([pid]);
+    const bound = AbortSignal.timeout(10_000);
+    await processGroupKillsSettled(bound);
+    expect(bound.aborted).toBe(false);
+    expect(processGroupKillsPending()).toEqual([]);
   });
 
   it('sends a due SIGKILL at once when the process exits before the grace is over', async () => {

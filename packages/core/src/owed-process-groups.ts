@@ -36,6 +36,16 @@ export function releaseProcessGroup(pgid: number): void {
   owed.delete(pgid);
 }
 
+/**
+ * @internal Releases the group when it has no member left, and says whether it is no longer this process's to
+ * signal (empty now, or let go before). An empty group's id is free for the kernel to give to another process,
+ * which a SIGKILL sent later, by the grace timer or at exit, would hit: so the group is let go as soon as it is
+ * known to be empty (at the leader's exit, and each time the pending kills are looked at).
+ */
+export function releaseProcessGroupIfEmpty(pgid: number): boolean {
+  return !owed.has(pgid) || !groupAlive(pgid);
+}
+
 /** The groups with a SIGKILL still due (told to stop with SIGTERM, grace not over, a member left). */
 export function processGroupKillsPending(): readonly number[] {
   return [...owed].filter(([pgid, g]) => g.killDue && groupAlive(pgid)).map(([pgid]) => pgid);

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { LineCapture } from './line-capture.js';
-import { oweProcessGroup, processGroupKillDue, releaseProcessGroup } from './owed-process-groups.js';
+import { oweProcessGroup, processGroupKillDue, releaseProcessGroup, releaseProcessGroupIfEmpty } from './owed-process-groups.js';
 
 export interface RunCommandOptions {
   /** The program; run directly, never through a shell. */
@@ -93,6 +93,7 @@ export function runCommand(options: RunCommandOptions, signal: AbortSignal): Pro
       killGroup('SIGTERM');
       if (child.pid !== undefined) processGroupKillDue(child.pid);
       graceTimer = setTimeout(() => {
+        if (child.pid !== undefined && releaseProcessGroupIfEmpty(child.pid)) return; // its id may be another's now
         killGroup('SIGKILL');
         if (child.pid !== undefined) releaseProcessGroup(child.pid);
       }, options.killGraceMs);
@@ -138,6 +139,8 @@ export function runCommand(options: RunCommandOptions, signal: AbortSignal): Pro
         clearTimeout(timeoutTimer);
         signal.removeEventListener('abort', onAbort);
         if (child.pid !== undefined) releaseProcessGroup(child.pid);
+      } else if (child.pid !== undefined && releaseProcessGroupIfEmpty(child.pid)) {
+        clearTimeout(graceTimer); // the SIGTERM ended the whole group: no SIGKILL is due
       }
       drainTimer = setTimeout(() => {
         child.stdout.destroy();
