@@ -15,11 +15,11 @@ export interface HealthAnswer {
  * named by `?exclude=` (each listed as `[+]<name> excluded: ok`; a name that matches none gets a `warn:` line) and
  * answers `ok`, or with `?verbose` each check and `<endpoint> check passed`; when one fails, `failStatus` (500 in
  * Kubernetes) with every check listed and the failures' reasons withheld, and `<endpoint> check failed`.
- * `/<endpoint>/<check>` runs that check alone: `ok`, or 500 `internal server error: <reason>`; `undefined` for a
- * name that is no check.
+ * `/<endpoint>/<check>` (`path`: `<check>`, undefined for the endpoint itself) runs that check alone: `ok`, or
+ * 500 `internal server error: <reason>`; `undefined` for a name that is no check (`/healthz/` included).
  */
-export function healthAnswer(endpoint: string, checks: readonly HealthCheck[], path: string, query: URLSearchParams, failStatus = 500): HealthAnswer | undefined {
-  if (path !== '') {
+export function healthAnswer(endpoint: string, checks: readonly HealthCheck[], path: string | undefined, query: URLSearchParams, failStatus = 500): HealthAnswer | undefined {
+  if (path !== undefined) {
     const one = checks.find((c) => c.name === path);
     if (one === undefined) return undefined;
     const reason = one.check();
@@ -27,7 +27,7 @@ export function healthAnswer(endpoint: string, checks: readonly HealthCheck[], p
       ? { status: 200, body: 'ok' }
       : { status: 500, body: `internal server error: ${reason}` };
   }
-  const excluded = new Set(query.getAll('exclude').map((e) => e.trim()));
+  const excluded = new Set(query.getAll('exclude')); // as given, untrimmed, as Kubernetes takes them
   const lines: string[] = [];
   let failed = false;
   for (const c of checks) {

@@ -72,9 +72,9 @@ describe(StatusServer.name, () => {
       const base = await start({ ...provider([]), syncLoopError: () => syncLoopError,
         readiness: () => ({ configured: ['file', 'api'], ready, allReady: ready.length === 2 }) });
       expect(await get(`${base}/healthz?exclude=syncloop`)).toMatchObject({ status: 200, body: 'ok\n' });
-      expect(await get(`${base}/livez?exclude=syncloop&exclude=nope&exclude=%20a%20&verbose`)).toMatchObject({
+      expect(await get(`${base}/livez?exclude=syncloop&exclude=nope&exclude=%20ping&verbose`)).toMatchObject({
         status: 200,
-        body: '[+]ping ok\n[+]syncloop excluded: ok\nwarn: some health checks cannot be excluded: no matches for "a","nope"\nlivez check passed\n',
+        body: '[+]ping ok\n[+]syncloop excluded: ok\nwarn: some health checks cannot be excluded: no matches for " ping","nope"\nlivez check passed\n',
       });
       syncLoopError = undefined;
       expect(await get(`${base}/readyz?exclude=source/api`)).toMatchObject({ status: 200, body: 'ok\n' });
@@ -94,6 +94,7 @@ describe(StatusServer.name, () => {
       expect(await get(`${base}/readyz/source/file`)).toMatchObject({ status: 200, body: 'ok\n' });
       expect(await get(`${base}/readyz/source/api`)).toMatchObject({ status: 500, body: 'internal server error: not ready\n' });
       expect((await get(`${base}/healthz/nope`)).status).toBe(404);
+      expect((await get(`${base}/healthz/`)).status).toBe(404); // as k8s.io/apiserver: /healthz and /healthz/<check> only
       expect((await get(`${base}/readyz/source/nope`)).status).toBe(404);
     });
 

@@ -143,7 +143,7 @@ export class StatusServer {
     if (endpoint === 'healthz' || endpoint === 'livez' || endpoint === 'readyz') {
       const checks = endpoint === 'readyz' ? readinessChecks(provider) : this.#livenessChecks(provider);
       // Not ready is no failure of the process: 503, so a probe's reader tells the two apart.
-      const answer = healthAnswer(endpoint, checks, check.join('/'), url.searchParams, endpoint === 'readyz' ? 503 : 500);
+      const answer = healthAnswer(endpoint, checks, check.length === 0 ? undefined : check.join('/'), url.searchParams, endpoint === 'readyz' ? 503 : 500);
       if (answer === undefined) text(res, 404, 'not found');
       else text(res, answer.status, answer.body);
       return;
