@@ -43,12 +43,15 @@ export function releaseProcessGroup(pgid: number): void {
  * known to be empty (at the leader's exit, and each time the pending kills are looked at).
  */
 export function releaseProcessGroupIfEmpty(pgid: number): boolean {
-  return !owed.has(pgid) || !groupAlive(pgid);
+  if (!owed.has(pgid)) return true;
+  if (groupAlive(pgid)) return false;
+  owed.delete(pgid);
+  return true;
 }
 
 /** The groups with a SIGKILL still due (told to stop with SIGTERM, grace not over, a member left). */
 export function processGroupKillsPending(): readonly number[] {
-  return [...owed].filter(([pgid, g]) => g.killDue && groupAlive(pgid)).map(([pgid]) => pgid);
+  return [...owed].filter(([pgid, g]) => g.killDue && !releaseProcessGroupIfEmpty(pgid)).map(([pgid]) => pgid);
 }
 
 /**
@@ -67,9 +70,7 @@ function groupAlive(pgid: number): boolean {
     process.kill(-pgid, 0);
     return true;
   } catch (err: unknown) {
-    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') return true; // EPERM: a member runs as another user
-    owed.delete(pgid);
-    return false;
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH'; // EPERM: a member runs as another user
   }
 }
 

@@ -90,12 +90,14 @@ export function runCommand(options: RunCommandOptions, signal: AbortSignal): Pro
     const terminate = (): void => {
       if (terminating) return;
       terminating = true;
+      const pid = child.pid;
+      if (pid === undefined) return; // never started: no group to stop
       killGroup('SIGTERM');
-      if (child.pid !== undefined) processGroupKillDue(child.pid);
+      processGroupKillDue(pid);
       graceTimer = setTimeout(() => {
-        if (child.pid !== undefined && releaseProcessGroupIfEmpty(child.pid)) return; // its id may be another's now
+        if (releaseProcessGroupIfEmpty(pid)) return; // its id may be another's now
         killGroup('SIGKILL');
-        if (child.pid !== undefined) releaseProcessGroup(child.pid);
+        releaseProcessGroup(pid);
       }, options.killGraceMs);
     };
     const onAbort = (): void => {
