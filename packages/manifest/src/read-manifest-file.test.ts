@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, open, symlink, truncate, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, readlink, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -137,6 +137,27 @@ describe(readManifestFile.name, () => {
     await expect(reading).rejects.toBe(reason);
     const handle = await open(path, 'r+');
     await handle.close();
+  });
+
+  it('closes every file it opens, whether it reads it, refuses it as too large or is aborted (no descriptor left)', async () => {
+    if (!existsSync('/proc/self/fd')) throw new Error('this test needs /proc/self/fd (Linux)');
+    const openInDir = async (): Promise<string[]> => {
+      const targets = await Promise.all((await readdir('/proc/self/fd')).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
+      return targets.filter((t) => t.startsWith(dir.path));
+    };
+    const small = join(dir.path, 'web.yaml');
+    await writeFile(small, podManifestYaml('web'));
+    const large = join(dir.path, 'large.yaml');
+    await writeFile(large, '');
+    await truncate(large, MAX_MANIFEST_BYTES + 1);
+    await Promise.all(Array.from({ length: 50 }, () => readManifestFile(small, signal)));
+    await failure(readManifestFile(large, signal));
+    await failure(readManifestFile(dir.path, signal)); // EISDIR at the read, after the open
+    const controller = new AbortController();
+    const reading = readManifestFile(large, controller.signal);
+    setImmediate(() => controller.abort(new Error('shutting down')));
+    await reading.catch(() => undefined);
+    expect(await openInDir()).toEqual([]);
   });
 
   it('rejects with the abort reason when aborted while reading an endless file', async () => {
