@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { watch as chokidarWatch, type ChokidarOptions, type FSWatcher } from 'chokidar';
+import type { ChokidarOptions, FSWatcher } from 'chokidar';
 import type { WatchPlan } from './watch-plan.js';
 
 export interface ManifestWatchOptions {
@@ -20,6 +20,17 @@ export interface ManifestWatchOptions {
 
 /** The shape of chokidar's `watch`. */
 export type ChokidarWatch = (paths: string[], options: ChokidarOptions) => FSWatcher;
+
+let chokidarWatch: ChokidarWatch | undefined;
+
+/**
+ * chokidar, loaded on the first arm: the source arms its watch after its first scan has yielded, so loading
+ * chokidar (~20–30 ms on a cold process) is not on the way to the first SET.
+ */
+async function loadChokidarWatch(): Promise<ChokidarWatch> {
+  chokidarWatch ??= (await import('chokidar')).watch;
+  return chokidarWatch;
+}
 
 interface Armed {
   readonly watcher: FSWatcher;
@@ -76,7 +87,8 @@ export class ManifestWatch {
 
   /** Closes the current watcher, creates one for `plan` and waits until it is ready (or `signal` aborts). */
   async arm(plan: WatchPlan, signal: AbortSignal): Promise<void> {
-    const { relevant, onChange, onError, onEntryError, watch = chokidarWatch } = this.#o;
+    const { relevant, onChange, onError, onEntryError } = this.#o;
+    const watch = this.#o.watch ?? (await loadChokidarWatch());
     await this.close();
     const watched = (p: string): boolean => p === plan.path || plan.targets.includes(p);
     const watcher = watch([...plan.targets], {
