@@ -1,5 +1,6 @@
 import { connect as netConnect, isIP, type Socket } from 'node:net';
-import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
+import type { ConnectionOptions } from 'node:tls';
+import { tlsConnect } from './builtins-on-first-use.js';
 
 /** What an HTTP client's connector is asked for (undici's `connect` option's first argument, structurally). */
 export interface ConnectTarget {

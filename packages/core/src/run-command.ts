@@ -1,5 +1,6 @@
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
+import { spawnPiped } from './builtins-on-first-use.js';
 import { LineCapture } from './line-capture.js';
 import { oweProcessGroup, processGroupKillDue, releaseProcessGroup, releaseProcessGroupIfEmpty } from './owed-process-groups.js';
 
@@ -59,7 +60,7 @@ export function runCommand(options: RunCommandOptions, signal: AbortSignal): Pro
     }
     let child: ChildProcessByStdio<Writable, Readable, Readable>;
     try {
-      child = spawn(options.command, [...options.args], {
+      child = spawnPiped(options.command, options.args, {
         env: options.env,
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: true, // own process group: a timeout kills the script's children too

@@ -1,7 +1,8 @@
 import { connect as netConnect, isIP, type Socket } from 'node:net';
-import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
+import type { ConnectionOptions } from 'node:tls';
 import type * as Socks from 'socks';
 import type { ConnectCallback, ConnectTarget } from './http-proxy-connector.js';
+import { tlsConnect } from './builtins-on-first-use.js';
 
 /**
  * The `socks` package, loaded on first use: it takes ~25 ms to import, which every process that imports core (a
