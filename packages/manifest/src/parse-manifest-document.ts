@@ -30,7 +30,7 @@ export function parseManifestDocument(data: Uint8Array | string | ParsedManifest
   const value = /^\s*\{/.test(text) ? parseJson(text) : parseFirstYamlDocument(text);
   if (value === null || value === undefined) reject('manifest is empty (the first YAML document has no content)');
   if (!isJsonObject(value)) reject(`manifest is not a mapping: the document is a ${describeNode(value)}`);
-  return toJsonObject(value, '', 0);
+  return toJsonObject(value, undefined, 0);
 }
 
 function decodeText(bytes: Uint8Array): string {
@@ -78,33 +78,74 @@ function describeNode(value: unknown): string {
   return jsonTypeName(value);
 }
 
-/** Copies a converted document into plain JSON values, dropping `null` members; rejects non-JSON values. */
-function toJsonObject(value: JsonObject, path: string, depth: number): JsonObject {
-  const out: JsonObject = {};
-  for (const [key, member] of Object.entries(value)) {
-    const at = path === '' ? key : `${path}.${key}`;
-    if (key === '__proto__') reject(`${at}: the key "__proto__" is not allowed`);
-    if (member === null || member === undefined) continue;
-    out[key] = toJsonValue(member, at, depth + 1);
+/** Where a value sits in the document, for messages: made for containers only, and turned into text only to reject. */
+interface Path {
+  readonly parent: Path | undefined;
+  readonly key: string | number;
+}
+
+/** `spec.containers[0].image`: the text of `parent`'s member `key` (the root is `undefined`). */
+function pathText(parent: Path | undefined, key: string | number): string {
+  const base = parent === undefined ? '' : pathText(parent.parent, parent.key);
+  if (typeof key === 'number') return `${base}[${key}]`;
+  return base === '' ? key : `${base}.${key}`;
+}
+
+/**
+ * A converted document as plain JSON values, without `null` members; rejects non-JSON values. The converted
+ * objects are fresh, so they are kept as they are: an object is copied only where a member is dropped or replaced.
+ */
+function toJsonObject(value: JsonObject, path: Path | undefined, depth: number): JsonObject {
+  const keys = Object.keys(value);
+  let out: JsonObject | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (key === '__proto__') reject(`${pathText(path, key)}: the key "__proto__" is not allowed`);
+    const member = value[key];
+    if (member === null || member === undefined) {
+      out ??= copyOf(value, keys, i);
+      continue;
+    }
+    const json = toJsonValue(member, path, key, depth + 1);
+    if (out === undefined && json !== member) out = copyOf(value, keys, i);
+    if (out !== undefined) out[key] = json;
   }
+  return out ?? value;
+}
+
+/** The first `count` members of `value`. */
+function copyOf(value: JsonObject, keys: readonly string[], count: number): JsonObject {
+  const out: JsonObject = {};
+  for (let i = 0; i < count; i++) out[keys[i]!] = value[keys[i]!]!;
   return out;
 }
 
-function toJsonValue(value: unknown, path: string, depth: number): unknown {
-  if (depth > MAX_DEPTH) reject(`${path}: nested more than ${MAX_DEPTH} levels deep`);
+function toJsonValue(value: unknown, parent: Path | undefined, key: string | number, depth: number): unknown {
+  if (depth > MAX_DEPTH) reject(`${pathText(parent, key)}: nested more than ${MAX_DEPTH} levels deep`);
   switch (typeof value) {
     case 'string':
     case 'boolean':
       return value;
     case 'number':
-      if (!Number.isFinite(value)) reject(`${path}: ${String(value)} is not a JSON number`);
+      if (!Number.isFinite(value)) reject(`${pathText(parent, key)}: ${String(value)} is not a JSON number`);
       return value;
-    case 'object':
+    case 'object': {
       if (value === null) return null;
-      if (Array.isArray(value)) return value.map((item: unknown, i) => toJsonValue(item, `${path}[${i}]`, depth + 1));
+      const path: Path = { parent, key };
+      if (Array.isArray(value)) {
+        let out: unknown[] | undefined;
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
+          const json = toJsonValue(item, path, i, depth + 1);
+          if (out === undefined && json !== item) out = value.slice(0, i) as unknown[];
+          if (out !== undefined) out.push(json);
+        }
+        return out ?? value;
+      }
       if (Object.getPrototypeOf(value) === Object.prototype) return toJsonObject(value as JsonObject, path, depth);
-      return reject(`${path}: unsupported YAML value (${value.constructor.name}): only mappings, sequences and scalars map to JSON`);
+      return reject(`${pathText(parent, key)}: unsupported YAML value (${value.constructor.name}): only mappings, sequences and scalars map to JSON`);
+    }
     default:
-      return reject(`${path}: unsupported YAML value (${typeof value})`);
+      return reject(`${pathText(parent, key)}: unsupported YAML value (${typeof value})`);
   }
 }
