@@ -107,6 +107,11 @@ describe('readCommonYaml()', () => {
       ['[1, 2]\n', [1, 2]],
       ['', null],
     ];
+    // Fewer blank lines after an empty value: in the subset, and the same value both ways.
+    for (const text of [`a:\n  b:\n${'\n'.repeat(300)}c: 2\n`, `a:\n-\n${'\n'.repeat(300)}c: 2\n`]) {
+      expect([text, readCommonYaml(text)]).toEqual([text, readComposedYaml(text)]);
+      expect(readCommonYaml(text)).not.toBeUndefined();
+    }
     for (const [text, value] of outside) {
       expect([text, readCommonYaml(text)]).toEqual([text, undefined]);
       expect([text, parseGoYaml(text)]).toEqual([text, value]);
@@ -127,6 +132,10 @@ describe('readCommonYaml()', () => {
       ['a: {x: 1 y: 2}\n', 'invalid YAML at line 1, column 8: Block collections are not allowed within flow collections'],
       ['a: 1\nb\n', 'invalid YAML at line 2, column 1: Implicit map keys need to be followed by map values'],
       ['a: 1\n- b\n', 'invalid YAML at line 2, column 1: Implicit keys need to be on a single line'],
+      // Blank lines after an empty value count towards the next key's 1,024 characters in the composer.
+      [`a:\n  b:\n${'\n'.repeat(1030)}c: 2\n`, 'invalid YAML at line 1033, column 1: The : indicator must be at most 1024 chars'],
+      [`a:\n-\n${'\n'.repeat(1030)}c: 2\n`, 'invalid YAML at line 1033, column 1: The : indicator must be at most 1024 chars'],
+      [`a:\n  b:\n${'\r\n'.repeat(512)}c: 2\n`, 'invalid YAML at line 515, column 1: The : indicator must be at most 1024 chars'],
       ['--- a: 1\nb: 2\n', 'invalid YAML at line 1, column 5: Block collection cannot start on same line with directives-end marker'],
     ];
     for (const [text, message] of errors) {

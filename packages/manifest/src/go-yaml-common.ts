@@ -136,6 +136,7 @@ function blockMap(map: CST.BlockMap, depth: number): Record<string, GoYamlValue>
     if (value?.type === 'block-map' && !valueProps.hasNewline) throw OUTSIDE; // "Nested mappings are not allowed in compact mappings"
     const indicator = sep.find((token) => token.type === 'map-value-ind');
     if (indicator === undefined || indicator.offset - key.offset > MAX_KEY_SPAN) throw OUTSIDE;
+    if (value === undefined && emptyTail(sep, indicator) > MAX_KEY_SPAN) throw OUTSIDE;
     const { value: text, type, offset } = scalar(key);
     if (text === '<<' && type === 'PLAIN') throw OUTSIDE; // a merge key
     const id = scalarKey(resolveScalar(text, type, undefined, offset), offset);
@@ -156,9 +157,24 @@ function blockSeq(seq: CST.BlockSequence, depth: number): GoYamlValue[] {
       if (value !== undefined || i !== items.length - 1) throw OUTSIDE; // only comments may follow the last item
       continue;
     }
+    if (value === undefined) {
+      const indicator = start.find((token) => token.type === 'seq-item-ind');
+      if (indicator === undefined || emptyTail(start, indicator) > MAX_KEY_SPAN) throw OUTSIDE;
+    }
     out.push(node(value, depth));
   }
   return out;
+}
+
+/**
+ * How far the tokens after an empty value's indicator (`key:` or `-` with nothing after it) reach. The composer
+ * ends an empty value at its indicator and measures the next key's 1,024 characters from there, so blank lines
+ * held here count against that key: beyond {@link MAX_KEY_SPAN} (with the key's own span, at most 1,024 in all),
+ * the composed reading decides.
+ */
+function emptyTail(tokens: readonly CST.SourceToken[], indicator: CST.SourceToken): number {
+  const last = tokens[tokens.length - 1]!;
+  return last.offset + last.source.length - (indicator.offset + indicator.source.length);
 }
 
 /**
