@@ -16,10 +16,12 @@ const MAX_KEY_SPAN = 512;
 /**
  * The first YAML document of `text`, read straight from the `yaml` library's parser tokens (its CST), when the
  * document is in the subset manifests and kubeconfigs are written in: a block mapping at the root; block
- * mappings and sequences, flow sequences of scalars, and plain, quoted and block scalars below it; comments and
- * blank lines anywhere; a `---` before it and other documents after it. `undefined` for anything else (anchors,
- * aliases, tags, `<<`, explicit `?` keys, flow mappings, tabs in indentation, a `...` or a directive, a repeated
- * key, a value JSON cannot hold, and every error): `parseGoYaml` then reads the text by composing the document,
+ * mappings and sequences, flow sequences and mappings of scalars and of other flow collections, and plain, quoted
+ * and block scalars below it; comments and blank lines anywhere; a `---` before it and other documents after it.
+ * `undefined` for anything else (anchors, aliases, tags, `<<`, explicit `?` keys, `[a: b]` pairs, tabs in
+ * indentation, a `...` or a directive, a repeated key, a value JSON cannot hold, keys longer than 512 characters or
+ * more than 512 characters of blank lines after an empty value, and every error): `parseGoYaml` then reads the text
+ * by composing the document,
  * which gives the same value for what this accepts, and the error, with its position, for what is wrong.
  *
  * Why: composing builds a node object for every key and value and checks each against rules this subset cannot
