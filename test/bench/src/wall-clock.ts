@@ -1,7 +1,2 @@
-import { performance } from 'node:perf_hooks';
-
-/**
- * Wall-clock milliseconds with sub-millisecond precision. Every process of a bench run stamps its
- * events with this (Go: `UnixNano / 1e6`), so times compare across processes on one machine.
- */
-export const wallNow = (): number => performance.timeOrigin + performance.now();
+/** The bench's clock: wall-clock milliseconds on the system clock, comparable across processes (see its module). */
+export { wallNow } from '@podconfig/testing/wall-clock';

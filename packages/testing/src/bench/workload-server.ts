@@ -1,10 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import type { BenchWorkload } from './bench-workload.js';
-
-/** Wall-clock milliseconds with sub-millisecond precision, comparable across processes on one machine. */
-export const wallNow = (): number => performance.timeOrigin + performance.now();
+import { wallNow } from './wall-clock.js';
 
 export interface WorkloadServerOptions {
   /** Default 0 (any free port); always 127.0.0.1. */
