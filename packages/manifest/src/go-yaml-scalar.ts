@@ -1,11 +1,10 @@
-/**
- * go-yaml v2's reading of scalars, shared by the two ways a document is read (go-yaml.ts, go-yaml-common.ts):
- * what a scalar's text resolves to, what it becomes as a JSON value and as a mapping key.
- */
+// go-yaml v2's reading of scalars, shared by the two ways a document is read (go-yaml.ts, go-yaml-common.ts):
+// what a scalar's text resolves to, what it becomes as a JSON value and as a mapping key.
+
 /** A YAML value as `sigs.k8s.io/yaml` hands it to `encoding/json`: JSON types only. */
 export type GoYamlValue = string | number | boolean | null | GoYamlValue[] | { [key: string]: GoYamlValue };
 
-/** A problem found at an offset of the text; `parseGoYaml` turns it into a {@link GoYamlError}. */
+/** A problem found at an offset of the text; `parseGoYaml` turns it into a `GoYamlError`. */
 export class ProblemAt extends Error {
   constructor(
     readonly offset: number,
@@ -48,7 +47,7 @@ const NULL: Resolved = { kind: 'null' };
  * integers (`0x1F`, `017`, `0o17`, `0b1`, `1_000`; int64, else uint64), floats (`1e3`, `.5`, `.inf`), and
  * strings for everything else (timestamps too).
  */
-export function resolvePlain(text: string): Resolved {
+function resolvePlain(text: string): Resolved {
   if (NULLS.has(text)) return NULL;
   const first = text[0] ?? '';
   const str: Resolved = { kind: 'str', value: text };
