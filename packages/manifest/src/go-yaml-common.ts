@@ -21,8 +21,8 @@ const MAX_KEY_SPAN = 512;
  * `undefined` for anything else (anchors, aliases, tags, `<<`, explicit `?` keys, `[a: b]` pairs, tabs in
  * indentation, a `...` or a directive, a repeated key, a value JSON cannot hold, keys longer than 512 characters or
  * more than 512 characters of blank lines after an empty value, and every error): `parseGoYaml` then reads the text
- * by composing the document,
- * which gives the same value for what this accepts, and the error, with its position, for what is wrong.
+ * by composing the document, which gives the same value for what this accepts, and the error, with its position,
+ * for what is wrong.
  *
  * Why: composing builds a node object for every key and value and checks each against rules this subset cannot
  * break; skipping it is about a third of the parse time of a manifest. Every check the library's composer makes on
@@ -111,10 +111,8 @@ function node(token: CST.Token | undefined, depth: number): GoYamlValue {
       return blockSeq(token, depth + 1);
     case 'flow-collection':
       return flow(token, depth + 1);
-    default: {
-      const { value, type, offset } = scalar(token);
-      return scalarValue(value, type, undefined, offset);
-    }
+    default:
+      return scalarOf(token);
   }
 }
 
@@ -139,12 +137,7 @@ function blockMap(map: CST.BlockMap, depth: number): Record<string, GoYamlValue>
     const indicator = sep.find((token) => token.type === 'map-value-ind');
     if (indicator === undefined || indicator.offset - key.offset > MAX_KEY_SPAN) throw OUTSIDE;
     if (value === undefined && emptyTail(sep, indicator) > MAX_KEY_SPAN) throw OUTSIDE;
-    const { value: text, type, offset } = scalar(key);
-    if (text === '<<' && type === 'PLAIN') throw OUTSIDE; // a merge key
-    const id = scalarKey(resolveScalar(text, type, undefined, offset), offset);
-    if (keys.has(id.id)) throw OUTSIDE; // the composed reading names the repeat's position
-    keys.add(id.id);
-    setMember(out, id.text, node(value, depth));
+    setMember(out, newKey(key, keys), node(value, depth));
   }
   return out;
 }
@@ -209,12 +202,7 @@ function flow(collection: CST.FlowCollection, depth: number): GoYamlValue {
     if (key === undefined || key === null || sep === undefined || !isFlowScalar(key)) throw OUTSIDE;
     if (key.source.includes('\n') || (key.end !== undefined && key.end.length > 0)) throw OUTSIDE;
     if (!props(sep, 'map-value-ind', false, true).found) throw OUTSIDE;
-    const { value: text, type, offset } = scalar(key);
-    if (text === '<<' && type === 'PLAIN') throw OUTSIDE;
-    const id = scalarKey(resolveScalar(text, type, undefined, offset), offset);
-    if (keys.has(id.id)) throw OUTSIDE;
-    keys.add(id.id);
-    setMember(map, id.text, value === undefined ? null : flowValue(value, depth));
+    setMember(map, newKey(key, keys), value === undefined ? null : flowValue(value, depth));
   }
   const [close, ...after] = collection.end;
   if (close?.type !== (isMap ? 'flow-map-end' : 'flow-seq-end')) throw OUTSIDE;
@@ -226,6 +214,24 @@ function flow(collection: CST.FlowCollection, depth: number): GoYamlValue {
 function flowValue(token: CST.Token, depth: number): GoYamlValue {
   if (token.type === 'flow-collection') return flow(token, depth + 1);
   if (!isFlowScalar(token)) throw OUTSIDE;
+  return scalarOf(token);
+}
+
+/**
+ * A mapping key's member name, added to the mapping's `keys` (go-yaml's identities); a merge key (`<<`) and a
+ * repeat are outside (the composed reading applies the merge, or names the repeat's position).
+ */
+function newKey(key: FlowScalar, keys: Set<string>): string {
+  const { value, type, offset } = scalar(key);
+  if (value === '<<' && type === 'PLAIN') throw OUTSIDE;
+  const id = scalarKey(resolveScalar(value, type, undefined, offset), offset);
+  if (keys.has(id.id)) throw OUTSIDE;
+  keys.add(id.id);
+  return id.text;
+}
+
+/** A scalar token as a JSON value. */
+function scalarOf(token: CST.Token): GoYamlValue {
   const { value, type, offset } = scalar(token);
   return scalarValue(value, type, undefined, offset);
 }

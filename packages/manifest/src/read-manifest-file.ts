@@ -63,7 +63,7 @@ async function readRest(fd: number, first: Buffer, path: string, signal: AbortSi
 
 async function readChunk(fd: number, chunk: Buffer, path: string): Promise<number> {
   try {
-    return await readFile(fd, chunk);
+    return await readInto(fd, chunk);
   } catch (err: unknown) {
     throw ioError(path, err);
   }
@@ -78,7 +78,7 @@ function openFile(path: string, flags: number): Promise<number> {
   });
 }
 
-function readFile(fd: number, chunk: Buffer): Promise<number> {
+function readInto(fd: number, chunk: Buffer): Promise<number> {
   return new Promise((resolve, reject) => {
     read(fd, chunk, 0, CHUNK_BYTES, null, (err, bytesRead) => (err === null ? resolve(bytesRead) : reject(err)));
   });
