@@ -12,7 +12,7 @@ const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.
 
 export interface RunCliOptions {
   /**
-   * Aborted by the first SIGTERM or SIGINT (its reason: the signal's name). The process entry installs
+   * Aborted by the first SIGTERM, SIGINT or SIGHUP (its reason: the signal's name). The process entry installs
    * the signal handlers before it loads this module, so a signal while modules load stops it too.
    */
   readonly signal: AbortSignal;

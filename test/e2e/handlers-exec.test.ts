@@ -211,4 +211,44 @@ describe('podconfig-agent with the exec handler and a real shell script', () => 
       }
     }
   });
+
+  it('shuts down on SIGHUP as on SIGTERM (exit 0), ending the hook it was running, which the signal\'s default action would leave to init', async () => {
+    const manifests = join(tmp.path, 'manifests');
+    const markers = join(tmp.path, 'markers');
+    const hook = join(tmp.path, 'hook.sh');
+    await mkdir(manifests);
+    await mkdir(markers);
+    // Its own process group (the exec handler's): only the agent can end it.
+    await writeFile(hook, ['#!/bin/sh', 'cat > /dev/null', 'echo $$ > "$MARKERS/hook.pid"', 'exec sleep 600', ''].join('\n'));
+    await chmod(hook, 0o755);
+    await writeFile(join(manifests, 'web.yaml'), podManifestYaml('web'));
+    const config = join(tmp.path, 'config.yaml');
+    await writeFile(config, [
+      `staticPodPath: ${JSON.stringify(manifests)}`,
+      'handlers:',
+      '  - name: exec',
+      `    command: ${JSON.stringify(hook)}`,
+      '    timeout: 10m',
+      `    env: { MARKERS: ${JSON.stringify(markers)} }`,
+      '',
+    ].join('\n'));
+    agent = await AgentProcess.start(['--node-name', NODE, '--config', config], { cwd: tmp.path });
+    const hookPid = join(markers, 'hook.pid');
+    const pid = await eventually(async () => {
+      const text = existsSync(hookPid) ? await readFile(hookPid, 'utf8') : '';
+      return text.trim() === '' ? undefined : Number(text);
+    }, 30_000, 'the hook started');
+    try {
+      expect(await agent.stop('SIGHUP')).toEqual({ code: 0, signal: null });
+      expect(agent.logs.find((l) => l.msg === 'shutting down')).toMatchObject({ signal: 'SIGHUP' });
+      agent = undefined;
+      await expect.poll(() => processRunning(pid), { timeout: 3_000 }).toBe(false);
+    } finally {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone, as it should be
+      }
+    }
+  });
 });

@@ -101,6 +101,7 @@ describe('podconfig-agent shutdown with handler calls in flight', () => {
     ['SIGTERM', 'SIGTERM'],
     ['SIGTERM', 'SIGINT'],
     ['SIGINT', 'SIGTERM'],
+    ['SIGHUP', 'SIGINT'],
   ] as const)('exits 1 at once on a second signal (%s, then %s), with a log line, as the kubelet does', async (first, second) => {
     const manifests = join(tmp.path, 'manifests');
     const hung = join(tmp.path, 'hanger.jsonl');

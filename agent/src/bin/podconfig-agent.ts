@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // Nothing but Node.js itself is imported statically: the signal handlers go in first, before the agent's
-// modules load (about half a second), so that a SIGTERM or SIGINT then stops the process as one later
-// does (exit 0), rather than killing it (143, 130). Everything else is `runCli()` in ../run-cli.ts.
+// modules load (about half a second), so that a SIGTERM, SIGINT or SIGHUP then stops the process as one
+// later does (exit 0), rather than killing it (143, 130, 129). Everything else is `runCli()` in ../run-cli.ts.
 import type { Logger } from 'pino';
 
 const root = new AbortController();
 let logger: Logger | undefined;
 // kubelet SetupSignalContext: the first SIGTERM or SIGINT cancels, a second of either kind exits 1 at once.
+// SIGHUP (the terminal or the SSH session went away) shuts down the same way. The kubelet leaves it to Go's
+// default, which kills the process on the spot; here that would skip the exit hook that ends the exec
+// handlers' process groups, and a hook's detached group would outlive the agent, re-parented to init.
 const onSignal = (signal: NodeJS.Signals): void => {
   if (root.signal.aborted) {
     if (logger === undefined) process.stderr.write(`podconfig-agent: second signal (${signal}) received, exiting\n`);
@@ -17,6 +20,7 @@ const onSignal = (signal: NodeJS.Signals): void => {
 };
 process.on('SIGTERM', onSignal);
 process.on('SIGINT', onSignal);
+process.on('SIGHUP', onSignal);
 
 const { runCli } = await import('../run-cli.js');
 // Once runCli() has returned, the agent has shut down: what still holds the event loop then was abandoned
