@@ -1,5 +1,5 @@
 import { PodConfigError, raceSignal, runCommand, type Clock, type CommandResult } from '@podconfig/core';
-import { parseGoYaml } from '@podconfig/manifest';
+import { parseGoYaml } from '@podconfig/manifest/go-yaml';
 import type { Logger } from 'pino';
 import type { ExecPluginConfig } from './cluster-config.js';
 import { keyPairProblem } from './pem.js';

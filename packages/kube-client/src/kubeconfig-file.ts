@@ -1,5 +1,5 @@
 import { PodConfigError, fileReadProblem, readBoundedFile } from '@podconfig/core';
-import { GoYamlError, parseGoYaml } from '@podconfig/manifest';
+import { GoYamlError, parseGoYaml } from '@podconfig/manifest/go-yaml';
 
 /** A kubeconfig `cluster` stanza, decoded but not yet resolved (paths are as written). */
 export interface KubeconfigCluster {
