@@ -63,7 +63,7 @@ describe(StatusServer.name, () => {
     it('serves /livez as the liveness check, as the kubelet does', async () => {
       const base = await start(provider([]));
       expect(await get(`${base}/livez`)).toMatchObject({ status: 200, body: 'ok\n' });
-      expect(await get(`${base}/livez?verbose`)).toMatchObject({ status: 200, body: '[+]ping ok\n[+]syncloop ok\nlivez check passed\n' });
+      expect(await get(`${base}/livez?verbose`)).toMatchObject({ status: 200, body: '[+]ping ok\n[+]log ok\n[+]syncloop ok\nlivez check passed\n' });
     });
 
     it('leaves out the checks ?exclude= names, warning of names that match none, as Kubernetes components do', async () => {
@@ -74,7 +74,7 @@ describe(StatusServer.name, () => {
       expect(await get(`${base}/healthz?exclude=syncloop`)).toMatchObject({ status: 200, body: 'ok\n' });
       expect(await get(`${base}/livez?exclude=syncloop&exclude=nope&exclude=%20ping&verbose`)).toMatchObject({
         status: 200,
-        body: '[+]ping ok\n[+]syncloop excluded: ok\nwarn: some health checks cannot be excluded: no matches for " ping","nope"\nlivez check passed\n',
+        body: '[+]ping ok\n[+]log ok\n[+]syncloop excluded: ok\nwarn: some health checks cannot be excluded: no matches for " ping","nope"\nlivez check passed\n',
       });
       syncLoopError = undefined;
       expect(await get(`${base}/readyz?exclude=source/api`)).toMatchObject({ status: 200, body: 'ok\n' });
@@ -89,6 +89,7 @@ describe(StatusServer.name, () => {
         readiness: () => ({ configured: ['file', 'api'], ready: ['file'], allReady: false }) });
       expect(await get(`${base}/healthz/ping`)).toMatchObject({ status: 200, body: 'ok\n' });
       expect(await get(`${base}/livez/syncloop`)).toMatchObject({ status: 200, body: 'ok\n' });
+      expect(await get(`${base}/healthz/log`)).toMatchObject({ status: 200, body: 'ok\n' });
       syncLoopError = 'held by runtime errors';
       expect(await get(`${base}/healthz/syncloop`)).toMatchObject({ status: 500, body: 'internal server error: held by runtime errors\n' });
       expect(await get(`${base}/readyz/source/file`)).toMatchObject({ status: 200, body: 'ok\n' });
@@ -108,11 +109,11 @@ describe(StatusServer.name, () => {
         },
       });
       const base = await start({ ...provider([]), syncLoopError: () => syncLoopError }, undefined, pino({ level: 'info' }, logs));
-      expect(await get(`${base}/healthz?verbose`)).toMatchObject({ status: 200, body: '[+]ping ok\n[+]syncloop ok\nhealthz check passed\n' });
+      expect(await get(`${base}/healthz?verbose`)).toMatchObject({ status: 200, body: '[+]ping ok\n[+]log ok\n[+]syncloop ok\nhealthz check passed\n' });
       syncLoopError = 'the sync loop has been held by runtime errors for 301 s (longer than 300 s): handler "cri": socket gone';
       for (const path of ['/healthz', '/livez', '/healthz?verbose']) {
         const endpoint = path.slice(1).split('?')[0]!;
-        expect(await get(`${base}${path}`)).toMatchObject({ status: 500, body: `[+]ping ok\n[-]syncloop failed: reason withheld\n${endpoint} check failed\n` });
+        expect(await get(`${base}${path}`)).toMatchObject({ status: 500, body: `[+]ping ok\n[+]log ok\n[-]syncloop failed: reason withheld\n${endpoint} check failed\n` });
       }
       syncLoopError = undefined;
       expect(await get(`${base}/healthz`)).toMatchObject({ status: 200, body: 'ok\n' });

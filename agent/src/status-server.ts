@@ -6,6 +6,7 @@ import type { Registry } from 'prom-client';
 import type { StatusAddress } from './agent-config.js';
 import { healthAnswer, type HealthCheck } from './health-checks.js';
 import { IdleConnectionReaper } from './idle-connection-reaper.js';
+import { LogHealth } from './log-health.js';
 
 /** What the status server shows; the agent implements it. */
 export interface StatusProvider {
@@ -51,7 +52,7 @@ function isLoopbackAddress(address: string): boolean {
 }
 
 /**
- * `/healthz` and `/livez` (the kubelet's `ping` and `syncloop` checks), `/readyz` (`?verbose` lists each check,
+ * `/healthz` and `/livez` (the kubelet's `ping`, `log` and `syncloop` checks), `/readyz` (`?verbose` lists each check,
  * as the Kubernetes components do), `/pods`, `/sources`, `/metrics`. Loopback by default; read-only; GET and
  * HEAD only.
  */
@@ -65,10 +66,13 @@ export class StatusServer {
   #closed: Promise<void> = Promise.resolve();
   /** The syncloop check's last answer failed: its reason is logged when that starts, not on every probe. */
   #syncLoopFailed = false;
+  readonly #logHealth: LogHealth;
 
   constructor(options: StatusServerOptions) {
     this.#o = options;
     this.#log = options.logger.child({ component: 'status' });
+    const logger = options.logger;
+    this.#logHealth = new LogHealth({ flush: (cb) => logger.flush(cb) });
   }
 
   /** Serves `provider` until `signal` aborts; resolves with the bound address once listening. */
@@ -106,7 +110,10 @@ export class StatusServer {
     this.#loopbackOnly = isLoopbackAddress(address.address);
     this.#log.info({ address: address.address, port: address.port }, 'status server listening');
     this.#closed = new Promise<void>((resolve) => server.once('close', () => resolve()));
-    const close = (): void => closeServer(server);
+    const close = (): void => {
+      this.#logHealth.close();
+      closeServer(server);
+    };
     if (signal.aborted) close();
     else signal.addEventListener('abort', close, { once: true });
     return address;
@@ -166,15 +173,16 @@ export class StatusServer {
   }
 
   /**
-   * The kubelet's liveness checks: `ping`, and `syncloop` (the reconciler's `syncLoopError()`), whose failure is
-   * logged when it starts and when it ends (its reason is withheld from `/healthz` and `/livez`, as Kubernetes does).
+   * The kubelet's liveness checks: `ping`, `log` (see {@link LogHealth}), and `syncloop` (the reconciler's
+   * `syncLoopError()`), whose failure is logged when it starts and when it ends (its reason is withheld from
+   * `/healthz` and `/livez`, as Kubernetes does).
    */
   #livenessChecks(provider: StatusProvider): HealthCheck[] {
     const syncLoopError = provider.syncLoopError();
     if (syncLoopError !== undefined && !this.#syncLoopFailed) this.#log.warn({ check: 'syncloop', reason: syncLoopError }, 'healthz check failed');
     if (syncLoopError === undefined && this.#syncLoopFailed) this.#log.info({ check: 'syncloop' }, 'healthz check passes again');
     this.#syncLoopFailed = syncLoopError !== undefined;
-    return [{ name: 'ping', check: () => undefined }, { name: 'syncloop', check: () => syncLoopError }];
+    return [{ name: 'ping', check: () => undefined }, { name: 'log', check: () => this.#logHealth.check() }, { name: 'syncloop', check: () => syncLoopError }];
   }
 }
 
