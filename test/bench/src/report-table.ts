@@ -49,6 +49,16 @@ export function scenarioTable(s: ScenarioResult): string {
   return lines.join('\n');
 }
 
+/**
+ * Under a scenario's table: the VM steal while each client ran (the median of its runs), so that a client whose
+ * runs met a busier host can be told from a slower client. Empty where the machine reports no steal.
+ */
+function stealLine(s: ScenarioResult): string {
+  const each = Object.entries(s.clients).filter(([, c]) => c.median.stealPct !== undefined);
+  if (each.length === 0) return '';
+  return `\n\nVM steal while each ran: ${each.map(([name, c]) => `${name} ${fmt(c.median.stealPct, 1)} %`).join(', ')}`;
+}
+
 interface Target { readonly what: string; readonly value: number | undefined; readonly limit: number; readonly atMost: boolean }
 
 /** The issue's targets, checked against the medians of this run. */
@@ -95,7 +105,7 @@ export function formatReport(doc: BenchDocument): string {
       `${String(m.cpus)} × ${String(m.model)}, ${String(m.memoryGb)} GiB, ${String(m.os)}, Node ${String(m.node)}; ${doc.seconds} s`,
     ...doc.notes.map((n) => `note: ${n}`),
   ];
-  for (const s of doc.scenarios) parts.push(`\n### ${s.id}: ${s.title}\n\n${scenarioTable(s)}`);
+  for (const s of doc.scenarios) parts.push(`\n### ${s.id}: ${s.title}\n\n${scenarioTable(s)}${stealLine(s)}`);
   if (!doc.tiny) {
     parts.push('\n### Targets\n\n| target | value | limit | met |\n|---|---:|---:|:---:|');
     for (const t of targets(doc)) {

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ChildProcessLines } from './child-process-lines.js';
 import type { ClientArgs, ClientReport } from './client-report.js';
+import { stealMeter } from './cpu-steal.js';
 import { ensurePeerInstalled } from './peer-install.js';
 import { formatReport, type ScenarioResult } from './report-table.js';
 import { scenarios, type ApiScenario, type ClientName, type FileScenario } from './scenarios.js';
@@ -37,6 +38,8 @@ export interface RunMetrics {
   readonly p99Ms?: number;
   readonly latencySamples?: number;
   readonly editMs?: number;
+  /** VM steal while the client ran: the share (%) of all vCPUs' time the hypervisor gave elsewhere (see cpu-steal.ts). */
+  readonly stealPct?: number;
   readonly extra?: Readonly<Record<string, number>>;
   readonly error?: string;
 }
@@ -189,6 +192,12 @@ async function runFileClient(client: 'podconfig' | 'limit', s: FileScenario, dir
   }
 }
 
+function withSteal(m: RunMetrics, stealPct: number | undefined): RunMetrics {
+  return stealPct === undefined ? m : { ...m, stealPct };
+}
+
+const stealText = (m: RunMetrics): string => (m.stealPct === undefined ? '' : `, steal ${m.stealPct.toFixed(1)} %`);
+
 function summarize(runs: readonly RunMetrics[]): RunMetrics {
   const ok = runs.filter((r) => r.error === undefined);
   if (ok.length === 0) return { error: runs[0]?.error ?? 'no run' };
@@ -197,7 +206,7 @@ function summarize(runs: readonly RunMetrics[]): RunMetrics {
     return values.length === 0 ? undefined : median(values);
   };
   const out: Record<string, number> = {};
-  for (const key of ['ttfsMs', 'eventsPerSec', 'peakRssMb', 'cpuMs', 'p50Ms', 'p99Ms', 'latencySamples', 'editMs'] as const) {
+  for (const key of ['ttfsMs', 'eventsPerSec', 'peakRssMb', 'cpuMs', 'p50Ms', 'p99Ms', 'latencySamples', 'editMs', 'stealPct'] as const) {
     const v = m((r) => r[key]);
     if (v !== undefined) out[key] = v;
   }
@@ -253,9 +262,10 @@ async function main(): Promise<void> {
         const clients = s.clients.filter(available);
         for (let r = 0; r < runs; r++) {
           for (const c of clients) {
-            const m = await runApiClient(c, s, server, kubeconfig);
+            const steal = stealMeter();
+            const m = withSteal(await runApiClient(c, s, server, kubeconfig), steal());
             log(`   run ${r + 1} ${c.padEnd(9)} ${m.error ?? `first ${m.ttfsMs?.toFixed(1)} ms, ${m.eventsPerSec === undefined ? '–' : Math.round(m.eventsPerSec)} ev/s, ` +
-              `rss ${m.peakRssMb?.toFixed(0)} MB, cpu ${m.cpuMs} ms${m.p99Ms === undefined ? '' : `, p50 ${m.p50Ms?.toFixed(2)} p99 ${m.p99Ms.toFixed(2)} ms`}`}`);
+              `rss ${m.peakRssMb?.toFixed(0)} MB, cpu ${m.cpuMs} ms${m.p99Ms === undefined ? '' : `, p50 ${m.p50Ms?.toFixed(2)} p99 ${m.p99Ms.toFixed(2)} ms`}${stealText(m)}`}`);
             perClient.set(c, [...(perClient.get(c) ?? []), m]);
           }
         }
@@ -267,9 +277,10 @@ async function main(): Promise<void> {
         let seqBase = 0;
         for (let r = 0; r < runs; r++) {
           for (const c of clients) {
-            const m = await runFileClient(c, s, dir, template, seqBase);
+            const steal = stealMeter();
+            const m = withSteal(await runFileClient(c, s, dir, template, seqBase), steal());
             seqBase += s.edits;
-            log(`   run ${r + 1} ${c.padEnd(9)} ${m.error ?? `first ${m.ttfsMs?.toFixed(1)} ms, edit ${m.editMs?.toFixed(1)} ms, rss ${m.peakRssMb?.toFixed(0)} MB`}`);
+            log(`   run ${r + 1} ${c.padEnd(9)} ${m.error ?? `first ${m.ttfsMs?.toFixed(1)} ms, edit ${m.editMs?.toFixed(1)} ms, rss ${m.peakRssMb?.toFixed(0)} MB${stealText(m)}`}`);
             perClient.set(c, [...(perClient.get(c) ?? []), m]);
           }
         }
