@@ -54,6 +54,38 @@ function bigManifest(annotation: string, env: string): string {
   ].join('\n');
 }
 
+/** The pid a hook wrote to `file`, once it has. */
+async function pidWritten(file: string, what: string): Promise<number> {
+  return eventually(async () => {
+    const text = existsSync(file) ? await readFile(file, 'utf8') : '';
+    return text.trim() === '' ? undefined : Number(text);
+  }, 30_000, what);
+}
+
+/** SIGKILL for a process a test started, which should be gone already. */
+function killLeftover(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // gone, as it should be
+  }
+}
+
+/** An agent config: static pods from `manifests`, then one exec handler per `[hook, its settings]`, each given `MARKERS`. */
+function execConfig(manifests: string, markers: string, handlers: readonly (readonly [string, readonly string[]])[]): string {
+  return [
+    `staticPodPath: ${JSON.stringify(manifests)}`,
+    'handlers:',
+    ...handlers.flatMap(([hook, settings]) => [
+      '  - name: exec', // the second runs as exec-2
+      `    command: ${JSON.stringify(hook)}`,
+      ...settings.map((l) => `    ${l}`),
+      `    env: { MARKERS: ${JSON.stringify(markers)} }`,
+    ]),
+    '',
+  ].join('\n');
+}
+
 describe('podconfig-agent with the exec handler and a real shell script', () => {
   let tmp: { path: string; cleanup: () => Promise<void> };
   let agent: AgentProcess | undefined;
@@ -67,6 +99,22 @@ describe('podconfig-agent with the exec handler and a real shell script', () => 
     agent = undefined;
     await tmp.cleanup();
   });
+
+  /** Starts the agent on one static pod with `hook` (its lines) as its only exec handler; the hook's markers directory. */
+  async function startWithHook(hookLines: readonly string[], handlerLines: readonly string[]): Promise<{ agent: AgentProcess; markers: string }> {
+    const manifests = join(tmp.path, 'manifests');
+    const markers = join(tmp.path, 'markers');
+    const hook = join(tmp.path, 'hook.sh');
+    await mkdir(manifests);
+    await mkdir(markers);
+    await writeFile(hook, ['#!/bin/sh', ...hookLines, ''].join('\n'));
+    await chmod(hook, 0o755);
+    await writeFile(join(manifests, 'web.yaml'), podManifestYaml('web'));
+    const config = join(tmp.path, 'config.yaml');
+    await writeFile(config, execConfig(manifests, markers, [[hook, handlerLines]]));
+    agent = await AgentProcess.start(['--node-name', NODE, '--config', config], { cwd: tmp.path });
+    return { agent, markers };
+  }
 
   it('runs the script per call: success, exit 3 retried, timeout (a second exec handler), a 1 MB pod intact on stdin, kill', { timeout: 120_000 }, async () => {
     const manifests = join(tmp.path, 'manifests');
@@ -86,21 +134,10 @@ describe('podconfig-agent with the exec handler and a real shell script', () => 
     await writeFile(join(manifests, 'slow.yaml'), podManifestYaml('slow'));
     await writeFile(join(manifests, 'big.yaml'), bigManifest(annotation, env));
     const config = join(tmp.path, 'config.yaml');
-    await writeFile(config, [
-      `staticPodPath: ${JSON.stringify(manifests)}`,
-      'handlers:',
-      '  - name: exec',
-      `    command: ${JSON.stringify(hook)}`,
-      `    timeout: ${HOOK_TIMEOUT}`,
-      '    killGrace: 1s',
-      `    env: { MARKERS: ${JSON.stringify(markers)} }`,
-      '  - name: exec', // runs as exec-2
-      `    command: ${JSON.stringify(slowHook)}`,
-      '    timeout: 1s',
-      '    killGrace: 1s',
-      `    env: { MARKERS: ${JSON.stringify(markers)} }`,
-      '',
-    ].join('\n'));
+    await writeFile(config, execConfig(manifests, markers, [
+      [hook, [`timeout: ${HOOK_TIMEOUT}`, 'killGrace: 1s']],
+      [slowHook, ['timeout: 1s', 'killGrace: 1s']], // exec-2
+    ]));
 
     agent = await AgentProcess.start(['--node-name', NODE, '--config', config], { cwd: tmp.path });
     const a = agent;
@@ -155,40 +192,14 @@ describe('podconfig-agent with the exec handler and a real shell script', () => 
   });
 
   it('ends the process groups of the hooks it stopped at shutdown before it exits: a child ignoring SIGTERM gets its SIGKILL', async () => {
-    const manifests = join(tmp.path, 'manifests');
-    const markers = join(tmp.path, 'markers');
-    const hook = join(tmp.path, 'hook.sh');
-    await mkdir(manifests);
-    await mkdir(markers);
     // The hook leaves a child that ignores SIGTERM in its group, then waits: running when the agent stops.
-    await writeFile(hook, [
-      '#!/bin/sh',
+    const { agent: a, markers } = await startWithHook([
       'cat > /dev/null',
       `( trap '' TERM; exec sleep 600 ) </dev/null >/dev/null 2>&1 &`,
       'echo $! > "$MARKERS/child.pid"',
       'exec sleep 600',
-      '',
-    ].join('\n'));
-    await chmod(hook, 0o755);
-    await writeFile(join(manifests, 'web.yaml'), podManifestYaml('web'));
-    const config = join(tmp.path, 'config.yaml');
-    await writeFile(config, [
-      `staticPodPath: ${JSON.stringify(manifests)}`,
-      'handlers:',
-      '  - name: exec',
-      `    command: ${JSON.stringify(hook)}`,
-      '    timeout: 10m',
-      '    killGrace: 3s',
-      `    env: { MARKERS: ${JSON.stringify(markers)} }`,
-      '',
-    ].join('\n'));
-    agent = await AgentProcess.start(['--node-name', NODE, '--config', config], { cwd: tmp.path });
-    const a = agent;
-    const childPid = join(markers, 'child.pid');
-    const pid = await eventually(async () => {
-      const text = existsSync(childPid) ? await readFile(childPid, 'utf8') : '';
-      return text.trim() === '' ? undefined : Number(text);
-    }, 30_000, 'the hook\'s child started');
+    ], ['timeout: 10m', 'killGrace: 3s']);
+    const pid = await pidWritten(join(markers, 'child.pid'), 'the hook\'s child started');
     try {
       // The call is aborted: the group gets SIGTERM (the hook dies, its child does not), and SIGKILL 3 s later.
       const stopped = a.stop();
@@ -204,51 +215,21 @@ describe('podconfig-agent with the exec handler and a real shell script', () => 
       // Gone with the agent (a SIGKILL takes a moment to land; without it the child sleeps 600 s).
       await expect.poll(() => processRunning(pid), { timeout: 3_000 }).toBe(false);
     } finally {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone, as it should be
-      }
+      killLeftover(pid);
     }
   });
 
   it('shuts down on SIGHUP as on SIGTERM (exit 0), ending the hook it was running, which the signal\'s default action would leave to init', async () => {
-    const manifests = join(tmp.path, 'manifests');
-    const markers = join(tmp.path, 'markers');
-    const hook = join(tmp.path, 'hook.sh');
-    await mkdir(manifests);
-    await mkdir(markers);
     // Its own process group (the exec handler's): only the agent can end it.
-    await writeFile(hook, ['#!/bin/sh', 'cat > /dev/null', 'echo $$ > "$MARKERS/hook.pid"', 'exec sleep 600', ''].join('\n'));
-    await chmod(hook, 0o755);
-    await writeFile(join(manifests, 'web.yaml'), podManifestYaml('web'));
-    const config = join(tmp.path, 'config.yaml');
-    await writeFile(config, [
-      `staticPodPath: ${JSON.stringify(manifests)}`,
-      'handlers:',
-      '  - name: exec',
-      `    command: ${JSON.stringify(hook)}`,
-      '    timeout: 10m',
-      `    env: { MARKERS: ${JSON.stringify(markers)} }`,
-      '',
-    ].join('\n'));
-    agent = await AgentProcess.start(['--node-name', NODE, '--config', config], { cwd: tmp.path });
-    const hookPid = join(markers, 'hook.pid');
-    const pid = await eventually(async () => {
-      const text = existsSync(hookPid) ? await readFile(hookPid, 'utf8') : '';
-      return text.trim() === '' ? undefined : Number(text);
-    }, 30_000, 'the hook started');
+    const { agent: a, markers } = await startWithHook(['cat > /dev/null', 'echo $$ > "$MARKERS/hook.pid"', 'exec sleep 600'], ['timeout: 10m']);
+    const pid = await pidWritten(join(markers, 'hook.pid'), 'the hook started');
     try {
-      expect(await agent.stop('SIGHUP')).toEqual({ code: 0, signal: null });
-      expect(agent.logs.find((l) => l.msg === 'shutting down')).toMatchObject({ signal: 'SIGHUP' });
+      expect(await a.stop('SIGHUP')).toEqual({ code: 0, signal: null });
+      expect(a.logs.find((l) => l.msg === 'shutting down')).toMatchObject({ signal: 'SIGHUP' });
       agent = undefined;
       await expect.poll(() => processRunning(pid), { timeout: 3_000 }).toBe(false);
     } finally {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone, as it should be
-      }
+      killLeftover(pid);
     }
   });
 });
