@@ -14,21 +14,29 @@ const HOOK = `export async function resolve(specifier, context, next) {
 const REGISTER = `import { register } from 'node:module';
 register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOK)}));`;
 
-/** The distinct URLs a fresh Node.js process resolves while it imports `packages` (their built entry points) and nothing else. */
-async function resolvedWhileImporting(packages: readonly string[]): Promise<string[]> {
-  const program = packages.map((p) => `await import(${JSON.stringify(p)});`).join('\n');
-  const { stderr } = await promisify(execFile)(
+/**
+ * What a fresh Node.js process loads while it imports `packages` (their built entry points) and nothing else: the
+ * distinct URLs it resolves, and the built-in modules it loaded (`process.moduleLoadList`, which sees `require` too).
+ */
+async function loadedWhileImporting(packages: readonly string[]): Promise<{ urls: string[]; builtins: string[] }> {
+  const program = [
+    ...packages.map((p) => `await import(${JSON.stringify(p)});`),
+    'process.stdout.write(JSON.stringify(process.moduleLoadList));',
+  ].join('\n');
+  const { stdout, stderr } = await promisify(execFile)(
     process.execPath,
     ['--import', `data:text/javascript,${encodeURIComponent(REGISTER)}`, '--input-type=module', '-e', program],
     { cwd: TEST_DIR, timeout: 60_000 },
   );
   // A module is resolved once per importer: each URL once.
-  return [...new Set(stderr.split('\n').filter((l) => l.startsWith('resolved ')).map((l) => l.slice('resolved '.length)))];
+  const urls = [...new Set(stderr.split('\n').filter((l) => l.startsWith('resolved ')).map((l) => l.slice('resolved '.length)))];
+  const builtins = (JSON.parse(stdout) as string[]).filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length));
+  return { urls, builtins };
 }
 
 describe('what a process loads at start-up', () => {
-  it('the apiserver pipeline takes only the YAML reader from @podconfig/manifest (for kubeconfigs), and no file watcher', async () => {
-    const urls = await resolvedWhileImporting([
+  it('the apiserver pipeline takes only the YAML reader from @podconfig/manifest (for kubeconfigs), no file watcher and no node:child_process', async () => {
+    const { urls, builtins } = await loadedWhileImporting([
       '@podconfig/kube-client', '@podconfig/cache', '@podconfig/source-apiserver', '@podconfig/merge', '@podconfig/reconcile',
     ]);
     expect(urls.some((u) => u.includes('/packages/source-apiserver/'))).toBe(true);
@@ -36,10 +44,13 @@ describe('what a process loads at start-up', () => {
     // The entry, the reader and its two halves (the token walk and the scalar rules): no decoding, schema or validation.
     expect(manifest).toEqual(['go-yaml-common.js', 'go-yaml-entry.js', 'go-yaml-scalar.js', 'go-yaml.js']);
     expect(urls.filter((u) => u.includes('chokidar'))).toEqual([]);
+    // core spawns exec credential plugins and hooks on first use only (builtins-on-first-use.ts).
+    expect(builtins).not.toContain('child_process');
+    expect(builtins).toContain('net'); // what undici loads: the list is read
   }, 60_000);
 
-  it('the file source loads the manifest decoding, and chokidar only when its watch is armed', async () => {
-    const urls = await resolvedWhileImporting(['@podconfig/source-file']);
+  it('the file source loads the manifest decoding at import, but not chokidar (loaded when its watch is first armed)', async () => {
+    const { urls } = await loadedWhileImporting(['@podconfig/source-file']);
     expect(urls.some((u) => u.endsWith('/packages/manifest/dist/decode-file-pod.js'))).toBe(true);
     expect(urls.filter((u) => u.includes('chokidar'))).toEqual([]);
   }, 60_000);
