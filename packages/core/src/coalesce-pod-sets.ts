@@ -1,5 +1,5 @@
 import type { Pod } from './pod.js';
-import type { PodSetUpdate } from './pod-update.js';
+import { podSetUpdate, type PodSetUpdate } from './pod-update.js';
 
 // Change-key sets and removed-pod maps this module created and therefore may grow in place: copying on every
 // coalesce would cost O(pending keys) per event while a consumer is slow.
@@ -17,9 +17,8 @@ const ownedRemoved = new WeakMap<ReadonlyMap<string, Pod>, number>();
  */
 export function coalescePodSets(pending: PodSetUpdate, next: PodSetUpdate): PodSetUpdate {
   const removed = unionRemoved(pending, next);
-  const withRemoved = removed === undefined ? {} : { removed };
   if (pending.changes === undefined || next.changes === undefined || next.changes.base !== pending.pods) {
-    return { source: next.source, op: 'SET', pods: next.pods, ...withRemoved };
+    return podSetUpdate(next.source, next.pods, undefined, removed);
   }
   let keys = pending.changes.keys;
   if (!owned.has(keys)) {
@@ -28,8 +27,8 @@ export function coalescePodSets(pending: PodSetUpdate, next: PodSetUpdate): PodS
   }
   const union = keys as Set<string>;
   for (const key of next.changes.keys) union.add(key);
-  if (union.size > pending.changes.base.size + next.pods.size) return { source: next.source, op: 'SET', pods: next.pods, ...withRemoved };
-  return { source: next.source, op: 'SET', pods: next.pods, changes: { base: pending.changes.base, keys: union }, ...withRemoved };
+  if (union.size > pending.changes.base.size + next.pods.size) return podSetUpdate(next.source, next.pods, undefined, removed);
+  return podSetUpdate(next.source, next.pods, { base: pending.changes.base, keys: union }, removed);
 }
 
 /**

@@ -6,7 +6,7 @@ export { FILE_SOURCE, HTTP_SOURCE, API_SOURCE, ALL_SOURCES, isSourceName } from 
 export { PodSnapshot } from './pod-snapshot.js';
 export type { PodSetChanges } from './pod-snapshot.js';
 export type { PodOperation, PodSetUpdate, PodUpdate } from './pod-update.js';
-export { POD_OPERATION_CODES } from './pod-update.js';
+export { POD_OPERATION_CODES, podSetUpdate } from './pod-update.js';
 export type { PodSource, SourceStatus, StatusReporter } from './pod-source.js';
 export { reportsStatus } from './pod-source.js';
 export type {

@@ -28,14 +28,28 @@ export interface PodSetUpdate {
    * When the producer knows it: the keys changed since an earlier snapshot of the same source
    * (decision D17). Absent means "unknown": the merger diffs the whole set.
    */
-  readonly changes?: PodSetChanges;
+  readonly changes?: PodSetChanges | undefined;
   /**
    * The last state of pods the source removed since its previous SET, by UID, where it knew it (a watch DELETED
    * event's object). A change just before the removal (a force delete's `deletionGracePeriodSeconds: 0`) may never
    * reach the consumer in a SET of its own, the changes having coalesced (D16): the consumer's REMOVE carries this
    * state. `coalescePodSets` keeps these across SETs, gaps included, up to a bound.
    */
-  readonly removed?: ReadonlyMap<string, Pod>;
+  readonly removed?: ReadonlyMap<string, Pod> | undefined;
+}
+
+/**
+ * A SET with both optional members present, `undefined` where not known. Every SET podconfig's sources and
+ * coalescer make comes from here, so all have one object shape: the merger reads them through one inline cache,
+ * where SETs with and without `changes` or `removed` were four shapes and deoptimized it once per new one.
+ */
+export function podSetUpdate(
+  source: SourceName,
+  pods: PodSnapshot,
+  changes?: PodSetChanges,
+  removed?: ReadonlyMap<string, Pod>,
+): PodSetUpdate {
+  return { source, op: 'SET', pods, changes, removed };
 }
 
 /** What the merger yields: one operation on some pods of one source. Pods are deep-frozen (shared with the merger's state). */

@@ -288,6 +288,9 @@ describe(ApiserverPodSource.name, () => {
       const deleted = await run.next();
       expect(keys(deleted)).toEqual(['kube-system/p2']);
       expect([...deleted.changes!.keys]).toEqual(['default/p1']);
+      // With and without changes or a removed pod, every SET has one object shape (podSetUpdate).
+      for (const set of [first, added, updated, deleted]) expect(Object.keys(set)).toEqual(['source', 'op', 'pods', 'changes', 'removed']);
+      expect(deleted.removed?.size).toBe(1);
 
       // A pod bound to this node later (pods/binding) arrives as a MODIFIED that now matches the selector.
       fake.updatePod({ ...fake.getPod('default', 'unscheduled')!, spec: { ...fake.getPod('default', 'unscheduled')!.spec!, nodeName: NODE } });

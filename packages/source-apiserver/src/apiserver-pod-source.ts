@@ -22,6 +22,7 @@ import {
   safeUrl,
   type Clock,
   type Pod,
+  podSetUpdate,
   type PodSetUpdate,
   type PodSource,
   type PullIterator,
@@ -216,11 +217,7 @@ export class ApiserverPodSource implements PodSource, StatusReporter {
     const store = new UndeltaStore({
       push: (pods, changes, removed) => {
         intake.pushed();
-        box.put(API_SOURCE, {
-          source: API_SOURCE, op: 'SET', pods,
-          ...(changes === undefined ? {} : { changes }),
-          ...(removed === undefined ? {} : { removed: new Map([[podUid(removed), removed]]) }),
-        });
+        box.put(API_SOURCE, podSetUpdate(API_SOURCE, pods, changes, removed === undefined ? undefined : new Map([[podUid(removed), removed]])));
       },
     });
     const podLw = new ErrorCountingListerWatcher<Pod>(

@@ -427,6 +427,8 @@ describe(FilePodSource.name, () => {
       expect(next.pods.get(key('b'))).toBe(first.pods.get(key('b'))); // unchanged file: the same object
       expect(next.changes?.base).toBe(first.pods);
       expect([...(next.changes?.keys ?? [])]).toEqual([key('a')]);
+      // The first SET (no changes) and the next have one object shape (podSetUpdate).
+      expect(Object.keys(next)).toEqual(Object.keys(first));
     });
 
     it('yields nothing for a touch (#32)', async () => {

@@ -9,6 +9,7 @@ import {
   exponentialBackoff,
   raceSignal,
   type Clock,
+  podSetUpdate,
   type PodSetUpdate,
   type PodSource,
   type SourceName,
@@ -342,12 +343,12 @@ export class FilePodSource implements PodSource, StatusReporter {
 
 function toUpdate(source: SourceName, pods: readonly ManifestPod[], base: PodSnapshot | undefined): PodSetUpdate {
   const snapshot = PodSnapshot.fromEntries(pods.map((p) => [p.key, p.pod] as const));
-  if (base === undefined) return { source, op: 'SET', pods: snapshot };
+  if (base === undefined) return podSetUpdate(source, snapshot);
   // D17: tell the merger which keys differ from the previous SET, so it need not diff them all.
   const keys = new Set<string>();
   for (const [key, pod] of snapshot.entries()) if (base.get(key) !== pod) keys.add(key);
   for (const key of base.keys()) if (!snapshot.has(key)) keys.add(key);
-  return { source, op: 'SET', pods: snapshot, changes: { base, keys } };
+  return podSetUpdate(source, snapshot, { base, keys });
 }
 
 /** A manifest error without the file path its message starts with (`ManifestInvalidError.reason`). */

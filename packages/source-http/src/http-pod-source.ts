@@ -17,6 +17,7 @@ import {
   podUid,
   safeUrl,
   type Clock,
+  podSetUpdate,
   type PodSetUpdate,
   type PodSource,
   type SourceName,
@@ -255,7 +256,7 @@ export class HttpPodSource implements PodSource, StatusReporter {
         this.#nextPollAt = this.#clock.monotonic() + wait;
         if (outcome !== undefined && (outcome.changed || !yielded)) {
           yielded = this.#seen = true;
-          yield { source: this.name, op: 'SET', pods: outcome.pods };
+          yield podSetUpdate(this.name, outcome.pods);
         }
         if (!yielded && graceAt !== undefined && graceAt - this.#clock.monotonic() <= wait) {
           const early = Math.max(0, graceAt - this.#clock.monotonic());
@@ -263,7 +264,7 @@ export class HttpPodSource implements PodSource, StatusReporter {
           if (signal.aborted) return;
           wait -= early;
           yielded = this.#seen = true;
-          yield { source: this.name, op: 'SET', pods: this.#grace() };
+          yield podSetUpdate(this.name, this.#grace());
         }
         await this.#clock.sleep(wait, signal);
       }

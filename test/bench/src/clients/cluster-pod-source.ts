@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { ListWatch, Reflector, UndeltaStore, type ResourceClient } from '@podconfig/cache';
 import { PodIntake } from '@podconfig/source-apiserver';
 import {
-  API_SOURCE, LatestByKey, coalescePodSets, linked, relay,
+  API_SOURCE, LatestByKey, coalescePodSets, linked, podSetUpdate, podUid, relay,
   type Clock, type Pod, type PodSetUpdate, type PodSource, type PullIterator, type SourceName,
 } from '@podconfig/core';
 
@@ -27,9 +27,9 @@ export class ClusterPodSource implements PodSource {
       const box = new LatestByKey<SourceName, PodSetUpdate>(coalescePodSets);
       const intake = new PodIntake({ keepManagedFields: this.#o.keepManagedFields });
       const store = new UndeltaStore({
-        push: (pods, changes) => {
+        push: (pods, changes, removed) => {
           intake.pushed();
-          box.put(API_SOURCE, { source: API_SOURCE, op: 'SET', pods, ...(changes === undefined ? {} : { changes }) });
+          box.put(API_SOURCE, podSetUpdate(API_SOURCE, pods, changes, removed === undefined ? undefined : new Map([[podUid(removed), removed]])));
         },
       });
       const reflector = new Reflector<Pod>({
