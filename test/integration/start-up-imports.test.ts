@@ -41,8 +41,12 @@ describe('what a process loads at start-up', () => {
     ]);
     expect(urls.some((u) => u.includes('/packages/source-apiserver/'))).toBe(true);
     const manifest = urls.filter((u) => u.includes('/packages/manifest/')).map((u) => u.slice(u.lastIndexOf('/') + 1)).sort();
-    // The entry, the reader and its two halves (the token walk and the scalar rules): no decoding, schema or validation.
-    expect(manifest).toEqual(['go-yaml-common.js', 'go-yaml-entry.js', 'go-yaml-scalar.js', 'go-yaml.js']);
+    // The entry, the reader, its two halves (the token walk and the scalar rules) and the library's loader: no decoding,
+    // schema or validation.
+    expect(manifest).toEqual(['go-yaml-common.js', 'go-yaml-entry.js', 'go-yaml-scalar.js', 'go-yaml.js', 'yaml-library.js']);
+    // The yaml library's ES module build, not its Node.js entry (yaml-library.ts says why).
+    expect(urls.some((u) => /\/yaml\/browser\/dist\/parse\/parser\.js$/.test(u))).toBe(true);
+    expect(urls.filter((u) => /\/yaml\/dist\//.test(u))).toEqual([]);
     expect(urls.filter((u) => u.includes('chokidar'))).toEqual([]);
     // core spawns exec credential plugins and hooks on first use only (builtins-on-first-use.ts).
     expect(builtins).not.toContain('child_process');

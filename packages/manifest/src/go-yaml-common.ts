@@ -1,5 +1,9 @@
-import { CST, Parser } from 'yaml';
+import type { CST } from 'yaml';
 import { ProblemAt, resolveScalar, scalarKey, scalarValue, setMember, type GoYamlValue } from './go-yaml-scalar.js';
+import { yaml } from './yaml-library.js';
+
+const { Parser } = yaml;
+const resolveAsScalar = yaml.CST.resolveAsScalar;
 
 /**
  * Thrown inside the walk when the document leaves the common subset: {@link readCommonYaml} then answers
@@ -249,7 +253,7 @@ const refuse = (): never => {
 /** A scalar token's text as the composer resolves it (folding, escapes, block scalars' indentation), or outside. */
 function scalar(token: CST.Token): { readonly value: string; readonly type: string | undefined; readonly offset: number } {
   if (!isFlowScalar(token) && token.type !== 'block-scalar') throw OUTSIDE; // aliases, errors
-  const resolved = CST.resolveAsScalar(token, true, refuse);
+  const resolved = resolveAsScalar(token, true, refuse);
   if (resolved === null) throw OUTSIDE;
   return { value: resolved.value, type: resolved.type ?? undefined, offset: token.offset };
 }

@@ -1,6 +1,9 @@
-import { Composer, isAlias, isMap, isScalar, isSeq, LineCounter, Parser, visit, type Alias, type Document, type Node } from 'yaml';
+import type { Alias, Document, Node } from 'yaml';
 import { readCommonYaml } from './go-yaml-common.js';
 import { ProblemAt, resolveScalar, scalarKey, scalarValue, setMember, TAG, type GoYamlValue, type MapKey } from './go-yaml-scalar.js';
+import { yaml } from './yaml-library.js';
+
+const { Composer, isAlias, isMap, isScalar, isSeq, LineCounter, Parser, visit } = yaml;
 
 export { resolvePlainScalar, type GoYamlValue } from './go-yaml-scalar.js';
 
