@@ -22,7 +22,7 @@ describe('parseDuration()', () => {
 });
 
 describe('formatDuration()', () => {
-  it.each([[20_000, '20s'], [90_000, '1m30s'], [500, '500ms'], [3_600_000, '1h'], [0, '0s']])('formats %d ms as %s', (ms, text) => {
+  it.each([[20_000, '20s'], [90_000, '1m30s'], [500, '500ms'], [3_600_000, '1h0m0s'], [60_000, '1m0s'], [0, '0s']])('formats %d ms as %s', (ms, text) => {
     expect(formatDuration(ms)).toBe(text);
     expect(parseDuration(text, 'x')).toBe(ms);
   });

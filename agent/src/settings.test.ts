@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigInvalidError, PodConfigError } from '@podconfig/core';
 import { DEFAULTS } from './agent-config.js';
-import { SETTINGS, goDurationString, parseHandlerSpec, resolveConfig } from './settings.js';
+import { SETTINGS, parseHandlerSpec, resolveConfig } from './settings.js';
 
 const invalid = (fn: () => unknown): string => {
   try {
@@ -215,13 +215,6 @@ describe('parseHandlerSpec()', () => {
 
   it('rejects an entry without a name', () => {
     expect(invalid(() => parseHandlerSpec({ command: 'x' }, 'config field "handlers"[0]'))).toContain('handlers');
-  });
-});
-
-describe('goDurationString()', () => {
-  it("writes milliseconds as Go's time.Duration.String() does (the kubelet's --help defaults)", () => {
-    expect([500, 1_500, 20_000, 60_000, 90_000, 3_600_000, 5_400_500].map(goDurationString))
-      .toEqual(['500ms', '1.5s', '20s', '1m0s', '1m30s', '1h0m0s', '1h30m0.5s']);
   });
 });
 

@@ -256,20 +256,10 @@ export function helpDefault(s: Setting): string | undefined {
   const value = s.fallback();
   // pflag leaves zero values out (false, 0, 0s, "").
   if (value === false || value === 0 || value === '') return undefined;
-  if (typeof value === 'number') return s.key.endsWith('Ms') ? goDurationString(value) : String(value);
+  if (typeof value === 'number') return s.key.endsWith('Ms') ? formatDuration(value) : String(value);
   if (typeof value === 'boolean') return String(value);
   if (typeof value === 'string') return JSON.stringify(value);
   return undefined;
-}
-
-/** Milliseconds as Go's `time.Duration.String()` writes them (`1m0s`, `20s`, `1h0m0s`, `500ms`), as the kubelet's help shows. */
-export function goDurationString(ms: number): string {
-  if (ms < 1000) return `${ms}ms`;
-  const h = Math.floor(ms / 3_600_000);
-  const m = Math.floor((ms % 3_600_000) / 60_000);
-  const sec = `${(ms % 60_000) / 1000}s`;
-  if (h > 0) return `${h}h${m}m${sec}`;
-  return m > 0 ? `${m}m${sec}` : sec;
 }
 
 /** Where the config-file fields came from, and how numbers for durations read. */

@@ -22,15 +22,20 @@ export function parseDuration(text: string): number | undefined {
   return undefined;
 }
 
-/** Milliseconds the Go way (`1m30s`, `20s`, `500ms`), for help texts and status output. */
+/**
+ * Milliseconds as Go's `time.Duration.String()` writes them, as the kubelet shows durations (its `--help` defaults,
+ * its messages): `0s`, `500ms`, `1.5s`, `20s`, `1m0s`, `1m30s`, `1h0m0s`, `1h30m0.5s`; under a millisecond `µs` or
+ * `ns`; a negative duration with a leading `-`.
+ */
 export function formatDuration(ms: number): string {
   if (ms === 0) return '0s';
-  if (ms < 1000) return `${ms}ms`;
-  let rest = ms;
-  const h = Math.floor(rest / 3_600_000);
-  rest -= h * 3_600_000;
-  const m = Math.floor(rest / 60_000);
-  rest -= m * 60_000;
-  const s = rest / 1000;
-  return `${h > 0 ? `${h}h` : ''}${m > 0 ? `${m}m` : ''}${s > 0 ? `${s}s` : ''}`;
+  const sign = ms < 0 ? '-' : '';
+  const abs = Math.abs(ms);
+  if (abs < 1) return abs < 1e-3 ? `${sign}${Math.round(abs * 1e6)}ns` : `${sign}${abs * 1000}µs`;
+  if (abs < 1000) return `${sign}${abs}ms`;
+  const h = Math.floor(abs / 3_600_000);
+  const m = Math.floor((abs % 3_600_000) / 60_000);
+  const sec = `${(abs % 60_000) / 1000}s`;
+  if (h > 0) return `${sign}${h}h${m}m${sec}`;
+  return m > 0 ? `${sign}${m}m${sec}` : `${sign}${sec}`;
 }

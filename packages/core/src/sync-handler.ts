@@ -43,9 +43,11 @@ export interface KillPodRequest {
  * The user's code: run the pod, mirror it, report it.
  *
  * Contract (what the reconciliation loop guarantees and expects):
- * - **Per pod, serial.** Calls for one pod UID never overlap, on one handler; they come in the
- *   order the operations happened, with intermediate updates coalesced to the latest. Different
- *   pods are handled concurrently, up to a bound.
+ * - **Per pod, serial.** Calls for one pod UID never overlap, on one handler, while each ends by its
+ *   deadline; they come in the order the operations happened, with intermediate updates coalesced to
+ *   the latest. A call that outlasts its deadline is abandoned once its signal aborts (see `signal`
+ *   below), and the pod's next call may start while it still runs: stop when the signal aborts.
+ *   Different pods are handled concurrently, up to a bound.
  * - **Idempotent.** Any call may repeat (retries, resyncs, restarts of the agent re-announce every
  *   pod as `create`). A handler converges reality to the request; it does not count calls.
  * - **Failure.** Throwing or rejecting marks the work as failed: it is retried after 10 s jittered to
@@ -121,7 +123,10 @@ export function isClosable(handler: SyncHandler): handler is SyncHandler & Closa
 
 /** What a handler plugin's factory receives. */
 export interface SyncHandlerContext {
-  /** A child logger with `component: 'sync.<name>'`. */
+  /**
+   * A child logger with `component: 'sync.<spec>'` (the handler as configured: `log`, `./my-handler.mjs`); its calls
+   * later log as `sync.<name>`, the name the returned handler runs under.
+   */
   readonly logger: Logger;
   readonly nodeName: string;
   /** The handler's options: `NAME=ARG` gives `{ arg }`; the config file's `handlers:` entry gives its fields. */
