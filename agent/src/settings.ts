@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { ConfigInvalidError, formatDuration, MAX_TIMER_MS } from '@podconfig/core';
+import { ConfigInvalidError, checkNodeName, formatDuration, MAX_TIMER_MS } from '@podconfig/core';
 import { checkHeader, parseManifestUrlHeaders } from '@podconfig/source-http';
 import { DEFAULTS, type AgentConfig, type HandlerSpec } from './agent-config.js';
 import { parseDuration } from './duration.js';
@@ -122,10 +122,7 @@ export function nodeName(raw: string, what: string): string {
 function normalizeNodeName(raw: string, what: string): string {
   const name = raw.trim().toLowerCase();
   if (name === '') throw new ConfigInvalidError(`${what}: the node name is empty (only white space)`);
-  if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(name) || name.length > 253) {
-    throw new ConfigInvalidError(`${what}: "${name}" is not a valid node name (a DNS-1123 subdomain)`);
-  }
-  return name;
+  return checkNodeName(name, what);
 }
 
 function manifestUrl(raw: unknown, what: string): string | undefined {

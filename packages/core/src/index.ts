@@ -15,6 +15,7 @@ export type {
 } from './sync-handler.js';
 export { isPodLister, isStartable, isClosable, reportsRuntimeHealth } from './sync-handler.js';
 export { PodConfigError, SourceUnavailableError, ConfigInvalidError, StatusError, errorMessage } from './errors.js';
+export { checkNodeName, isNodeName } from './node-name.js';
 export { REDIRECT_STATUSES, redirectTarget } from './redirect-target.js';
 export type { PodConfigErrorCode, StatusCause } from './errors.js';
 export { LatestByKey, type LatestByKeyOptions } from './latest-by-key.js';

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ANNOTATIONS, PodConfigError, type Pod } from '@podconfig/core';
 import { fixturePath, podManifestYaml } from '@podconfig/testing';
 import { decodeFilePod } from './decode-file-pod.js';
+import { decodeHttpPods } from './decode-http-pods.js';
 import type { DecodeOptions } from './manifest-origin.js';
 import { ManifestInvalidError } from './manifest-invalid-error.js';
 import { MAX_MANIFEST_BYTES } from './max-manifest-bytes.js';
@@ -368,6 +369,16 @@ describe(decodeFilePod.name, () => {
   });
 
   describe('rejections', () => {
+    it('throws ConfigInvalidError, not a manifest error, for a node name that is not one (a caller mistake)', () => {
+      for (const nodeName of ['', ' ', 'node_a']) {
+        const err = rejectionOf(() => decodeFilePod(podManifestYaml('web'), { nodeName, origin: { kind: 'file', path: '/m/web.yaml' } }));
+        expect(PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID'), nodeName).toBe(true);
+        expect((err as Error).message).toMatch(/^decode options: nodeName: /);
+      }
+      const http = rejectionOf(() => decodeHttpPods(podManifestYaml('web'), { nodeName: '', origin: { kind: 'url', url: 'http://127.0.0.1/p' } }));
+      expect(PodConfigError.is(http, 'PODCONFIG_CONFIG_INVALID')).toBe(true);
+    });
+
     it('rejects a manifest without a name (checklist 8)', async () => {
       const err = await fixtureRejection('invalid/missing-name.yaml');
       expect(err.code).toBe('PODCONFIG_MANIFEST_INVALID');
@@ -469,7 +480,7 @@ describe(decodeFilePod.name, () => {
 
     it('rejects documents that are not mappings', () => {
       expect(rejection(() => decodeFilePod('just some words', file('/m/x.yaml'))).reason).toMatch(/not a mapping: the document is a scalar string/);
-      expect(rejection(() => decodeFilePod('- a\n- b\n', file('/m/x.yaml'))).reason).toMatch(/not a mapping: the document is a array/);
+      expect(rejection(() => decodeFilePod('- a\n- b\n', file('/m/x.yaml'))).reason).toMatch(/not a mapping: the document is an array$/);
       expect(rejection(() => decodeFilePod('42', file('/m/x.yaml'))).reason).toMatch(/not a mapping: the document is a number/);
     });
 
@@ -518,3 +529,12 @@ describe(decodeFilePod.name, () => {
     });
   });
 });
+
+function rejectionOf(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (err: unknown) {
+    return err;
+  }
+  throw new Error('expected a throw');
+}

@@ -1,4 +1,4 @@
-import type { Pod } from '@podconfig/core';
+import { checkNodeName, type Pod } from '@podconfig/core';
 import { checkPodSchema } from './check-pod-schema.js';
 import { decodePod } from './decode-pod.js';
 import { isJsonObject } from './json-object.js';
@@ -15,6 +15,8 @@ import { withOrigin } from './with-origin.js';
  * sets). No toleration is added. An empty `items` gives `[]`. Throws only `ManifestInvalidError`.
  */
 export function decodeHttpPods(data: Uint8Array | string | ParsedManifest, options: DecodeOptions): Pod[] {
+  // A caller's mistake, not the manifest's: without this, an empty node name reads as an invalid pod name.
+  checkNodeName(options.nodeName, 'decode options: nodeName');
   return withOrigin(options.origin, () => {
     const object = parseManifestDocument(data);
     const meta = typeMeta(object);

@@ -29,7 +29,7 @@ export function parseManifestDocument(data: Uint8Array | string | ParsedManifest
 
   const value = /^\s*\{/.test(text) ? parseJson(text) : parseFirstYamlDocument(text);
   if (value === null || value === undefined) reject('manifest is empty (the first YAML document has no content)');
-  if (!isJsonObject(value)) reject(`manifest is not a mapping: the document is a ${describeNode(value)}`);
+  if (!isJsonObject(value)) reject(`manifest is not a mapping: the document is ${describeNode(value)}`);
   return toJsonObject(value, undefined, 0);
 }
 
@@ -73,9 +73,11 @@ function parseFirstYamlDocument(text: string): unknown {
   }
 }
 
+/** What the document is, with its article: `a scalar string (…)`, `an array`, `a number`. */
 function describeNode(value: unknown): string {
-  if (typeof value === 'string') return 'scalar string (is this YAML at all?)';
-  return jsonTypeName(value);
+  if (typeof value === 'string') return 'a scalar string (is this YAML at all?)';
+  const name = jsonTypeName(value);
+  return /^[aeiou]/.test(name) ? `an ${name}` : `a ${name}`;
 }
 
 /** Where a value sits in the document, for messages: made for containers only, and turned into text only to reject. */

@@ -344,7 +344,9 @@ describe(Reconciler.name, () => {
   describe('constructor', () => {
     it('rejects duplicate handler names and a concurrency below 1', () => {
       const clock = new ManualClock();
-      expect(() => new Reconciler({ handlers: [new TestHandler('a'), new TestHandler('a')], sources: [], logger, clock })).toThrow(ConfigInvalidError);
+      expect(() => new Reconciler({ handlers: [new TestHandler('a'), new TestHandler('a')], sources: [], logger, clock }))
+        .toThrow('handlers: two sync handlers are named "a": names must be unique');
+      expect(() => new Reconciler({ handlers: [new TestHandler('')], sources: [], logger, clock })).toThrow("handlers: a sync handler's name is empty");
       expect(() => new Reconciler({ handlers: [new TestHandler('a')], sources: [], logger, clock, concurrency: 0 })).toThrow(ConfigInvalidError);
       expect(() => new Reconciler({ handlers: [], sources: [], logger, clock, retry: { initialMs: 10, maxMs: 5 } })).toThrow(ConfigInvalidError);
     });

@@ -155,9 +155,8 @@ export class Reconciler {
       if (!isSyncHandlerShape(handler)) {
         throw new ConfigInvalidError('handlers: each handler needs a string name and syncPod and killPod methods');
       }
-      if (handler.name === '' || names.has(handler.name)) {
-        throw new ConfigInvalidError(`sync handler names must be unique and non-empty, got "${handler.name}" twice or empty`);
-      }
+      if (handler.name === '') throw new ConfigInvalidError('handlers: a sync handler\'s name is empty');
+      if (names.has(handler.name)) throw new ConfigInvalidError(`handlers: two sync handlers are named "${handler.name}": names must be unique`);
       names.add(handler.name);
     }
 

@@ -132,6 +132,7 @@ describe(ApiserverPodSource.name, () => {
       const client: ResourceClient = { getJSON: () => Promise.resolve({}), watchJSON: () => Promise.resolve(noEvents()) };
       const base = { client, logger: silent, clock: new InstantClock() };
       expect(() => new ApiserverPodSource({ ...base, nodeName: '' })).toThrow(ConfigInvalidError);
+      expect(() => new ApiserverPodSource({ ...base, nodeName: 'a b' })).toThrow('apiserver source: nodeName: "a b" is not a valid node name (a DNS-1123 subdomain)');
       expect(() => new ApiserverPodSource({ ...base, nodeName: NODE, nodeSyncPollMs: 0 })).toThrow(ConfigInvalidError);
     });
 

@@ -12,6 +12,7 @@ import {
 import {
   API_SOURCE,
   ConfigInvalidError,
+  checkNodeName,
   LatestByKey,
   PodConfigError,
   coalescePodSets,
@@ -110,7 +111,7 @@ export class ApiserverPodSource implements PodSource, StatusReporter {
   #errors = 0;
 
   constructor(options: ApiserverPodSourceOptions) {
-    if (options.nodeName === '') throw new ConfigInvalidError('the apiserver pod source needs a node name');
+    checkNodeName(options.nodeName, 'apiserver source: nodeName');
     const poll = options.nodeSyncPollMs ?? 1000;
     if (!(poll > 0)) throw new ConfigInvalidError(`nodeSyncPollMs must be > 0, got ${poll}`);
     this.#o = options;

@@ -171,17 +171,24 @@ describe(FilePodSource.name, () => {
       expect(() => new FilePodSource({ ...base, path: '/nonexistent/x', periodMs: 0 })).toThrow(ConfigInvalidError);
       expect(() => new FilePodSource({ ...base, path: '/nonexistent/x', debounceMs: -1 })).toThrow(ConfigInvalidError);
       expect(() => new FilePodSource({ ...base, path: '/nonexistent/x', extensions: [] })).toThrow(ConfigInvalidError);
+      // An entry that matches no file name would silently ignore every manifest.
+      for (const bad of ['', '.', 'a/b', '.x\\y']) {
+        expect(() => new FilePodSource({ ...base, path: '/nonexistent/x', extensions: ['.yaml', bad] })).toThrow(`file source: extensions: ${JSON.stringify(bad)} is not an extension`);
+      }
+      expect(() => new FilePodSource({ ...base, path: '/nonexistent/x', extensions: ['.yaml', 'json'] })).not.toThrow();
       expect(() => new FilePodSource({ ...base, path: '/nonexistent/x', maxManifests: 0 })).toThrow(ConfigInvalidError);
       expect(() => new FilePodSource({ ...base, path: '/nonexistent/x', maxManifests: 1.5 })).toThrow(ConfigInvalidError);
     });
 
-    it('rejects an empty or missing nodeName and an undocumented invalidManifest or manifestFilter, naming the option', () => {
+    it('rejects an empty, blank, invalid or missing nodeName and an undocumented invalidManifest or manifestFilter, naming the option', () => {
       const logger = pino({ level: 'silent' });
       const base = { path: '/nonexistent/x', logger, clock: systemClock };
       // Untyped callers (JavaScript) get here too: every manifest would otherwise be blamed ("etcd-").
       const loose = base as unknown as FilePodSourceOptions;
       const cases: [Partial<Record<string, unknown>>, string][] = [
         [{ nodeName: '' }, 'nodeName'],
+        [{ nodeName: '  ' }, 'file source: nodeName: the node name is empty (only white space)'],
+        [{ nodeName: 'node_a' }, 'file source: nodeName: "node_a" is not a valid node name'],
         [{}, 'nodeName'],
         [{ nodeName: 42 }, 'nodeName'],
         [{ nodeName: NODE, invalidManifest: 'nope' }, 'invalidManifest'],

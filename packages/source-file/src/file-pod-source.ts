@@ -2,6 +2,7 @@ import { resolve, sep } from 'node:path';
 import type { Logger } from 'pino';
 import {
   ConfigInvalidError,
+  checkNodeName,
   FILE_SOURCE,
   PodConfigError,
   PodSnapshot,
@@ -119,17 +120,19 @@ export class FilePodSource implements PodSource, StatusReporter {
     this.#path = trimTrailingSeparators(options.path);
     if (this.#path === '') throw new ConfigInvalidError('file source: path must not be empty');
     this.#absPath = resolve(this.#path);
-    // The node name suffixes every pod name: without one, every manifest would be reported invalid.
-    if (typeof options.nodeName !== 'string' || options.nodeName === '') {
-      throw new ConfigInvalidError('file source: nodeName must be a non-empty string');
-    }
-    this.#nodeName = options.nodeName;
+    // The node name suffixes every pod name: without a valid one, every manifest would be reported invalid.
+    this.#nodeName = checkNodeName(options.nodeName, 'file source: nodeName');
     this.#clock = options.clock;
     this.#periodMs = options.periodMs ?? 20_000;
     this.#debounceMs = options.debounceMs ?? 100;
     if (!(this.#periodMs > 0)) throw new ConfigInvalidError('file source: periodMs must be positive');
     if (!(this.#debounceMs >= 0)) throw new ConfigInvalidError('file source: debounceMs must not be negative');
     if (options.extensions?.length === 0) throw new ConfigInvalidError('file source: extensions must not be empty when set');
+    // An empty entry (or a path) would match no file name, and every manifest would be silently ignored.
+    const notExtension = options.extensions?.find((e) => !/^\.?[^./\\]+$/.test(e));
+    if (notExtension !== undefined) {
+      throw new ConfigInvalidError(`file source: extensions: ${JSON.stringify(notExtension)} is not an extension (.yaml or yaml)`);
+    }
     this.#maxManifests = options.maxManifests ?? MAX_MANIFESTS;
     if (!Number.isSafeInteger(this.#maxManifests) || this.#maxManifests < 1) {
       throw new ConfigInvalidError('file source: maxManifests must be a positive integer');

@@ -201,6 +201,7 @@ describe(HttpPodSource.name, () => {
       expect(() => makeSource(url, { periodMs: 0 })).toThrow('periodMs must be a positive number');
       expect(() => makeSource(url, { maxRedirects: -1 })).toThrow('maxRedirects');
       expect(() => makeSource(url, { nodeName: '' })).toThrow('nodeName');
+      expect(() => makeSource(url, { nodeName: ' ' })).toThrow('http source: nodeName: the node name is empty (only white space)');
     });
 
     it('throws ConfigInvalidError for a maxBytes above the decoder limit (it could not be honoured)', () => {

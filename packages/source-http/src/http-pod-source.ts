@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   ConfigInvalidError,
+  checkNodeName,
   ConnectingSockets,
   EnvironmentProxy,
   httpProxyConnector,
@@ -161,7 +162,7 @@ export class HttpPodSource implements PodSource, StatusReporter {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new ConfigInvalidError(`manifest URL: scheme ${url.protocol} is not supported (http: or https: only)`);
     }
-    if (options.nodeName === '') throw new ConfigInvalidError('http source: nodeName is empty');
+    checkNodeName(options.nodeName, 'http source: nodeName');
     this.#periodMs = positive('periodMs', options.periodMs ?? 20_000);
     this.#timeoutMs = positive('timeoutMs', options.timeoutMs ?? 10_000);
     this.#maxBytes = positive('maxBytes', options.maxBytes ?? MAX_MANIFEST_BYTES);
