@@ -158,6 +158,30 @@ describe('podconfig-agent command line', () => {
     }
   });
 
+  it('reads its config file from a FIFO and still loads the file watcher after it (the watch sees a new manifest)', async () => {
+    const manifests = join(tmp.path, 'manifests');
+    await mkdir(manifests);
+    await writeFile(join(manifests, 'a.yaml'), podManifestYaml('a'));
+    const fifo = join(tmp.path, 'config-fifo');
+    spawnSync('mkfifo', [fifo]);
+    const writing = writeFile(fifo, `staticPodPath: ${manifests}\nfileCheckFrequency: 1h\n`); // opens when the agent reads
+    // No NODE_PATH (pnpm sets it for scripts): its fallback directory would find chokidar's dependency anyway.
+    const a = await AgentProcess.start(['--node-name', 'n1', '--log-level', 'debug', '--config', fifo], { env: { NODE_PATH: '' } });
+    let stopped: Awaited<ReturnType<AgentProcess['stopWithin']>> | undefined;
+    try {
+      await writing;
+      // chokidar is imported when the watch is first armed. After a FIFO was read, that import failed (Node.js 20's
+      // realpath read a stale stat of the FIFO) and the agent exited 1 with 'pod source "file" failed'.
+      await a.waitForLog((l) => l.msg === 'manifest watch armed');
+      await writeFile(join(manifests, 'b.yaml'), podManifestYaml('b'));
+      // The periodic re-scan is an hour away: only the watch can bring it.
+      await eventually(async () => (await a.podNames()).includes('default/b-n1') || undefined, 15_000, 'the new manifest through the watch');
+    } finally {
+      stopped = await a.stopWithin();
+    }
+    expect(stopped.code).toBe(0);
+  });
+
   it('serves the Node.js runtime metrics (process_*, nodejs_*) on /metrics: the CLI owns the process, a library embedder does not', async () => {
     const a = await AgentProcess.start([]);
     try {

@@ -21,6 +21,9 @@ afterEach(async () => {
   await dir.cleanup();
 });
 
+/** The package's directory: its dependencies (socks) resolve from there. */
+const CORE_DIR = new URL('..', import.meta.url).pathname;
+
 async function fifo(): Promise<string> {
   const path = join(dir.path, 'fifo');
   await promisify(execFile)('mkfifo', [path]);
@@ -102,6 +105,27 @@ describe(readBoundedFile.name, () => {
     await writer.close();
     writer = undefined;
     expect((await read).toString()).toBe('apiVersion: v1\nkind: Config\n');
+  });
+
+  it("leaves module resolution intact after reading a FIFO (Node.js 20's realpath read back another stat's result)", async () => {
+    const path = await fifo();
+    // A fresh process: core's built entry (which loads pino from core's node_modules, so the loader has that directory
+    // cached) reads the FIFO, then imports another package through pnpm's symlink there, whose own dependency is found
+    // only from its real path. With the callback fstat's shared result, that import failed.
+    const program = [
+      `const { readBoundedFile } = await import(${JSON.stringify(new URL('../dist/index.js', import.meta.url).href)});`,
+      "await import('pino');",
+      'const text = (await readBoundedFile(process.argv[1])).toString();',
+      "await import('socks');",
+      "process.stdout.write(text + ' then socks loaded');",
+    ].join('\n');
+    // Without NODE_PATH (pnpm sets it for scripts): its fallback directory would find the dependency anyway.
+    const env = { ...process.env };
+    delete env.NODE_PATH;
+    const child = promisify(execFile)(process.execPath, ['--input-type=module', '-e', program, path], { cwd: CORE_DIR, env, timeout: 30_000 });
+    await writeFile(path, 'kind: Config'); // opens once the child opens it to read
+    const { stdout } = await child;
+    expect(stdout).toBe('kind: Config then socks loaded');
   });
 
   it('keeps what a pipe hands out a byte at a time at its size (not a read buffer per byte)', async () => {

@@ -64,7 +64,11 @@ export async function readBoundedFile(path: string, options: ReadBoundedFileOpti
   const fd = await openFd(path, constants.O_RDONLY | constants.O_NONBLOCK);
   let stats;
   try {
-    stats = await fstatFd(fd);
+    // bigint: Node.js 20's callback fstat leaves its result in a process-wide buffer that realpathSync reads back for a
+    // path it has cached; a FIFO's result there made the ES module loader stop resolving a symlinked package path
+    // halfway, and a later import (chokidar's, loaded when the file source arms its watch) failed: pnpm's dependencies
+    // are found only from the real path. The bigint variant has its own buffer.
+    stats = await fstatFd(fd, { bigint: true });
   } catch (err: unknown) {
     await closeFd(fd);
     throw err;
