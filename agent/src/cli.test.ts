@@ -69,6 +69,8 @@ describe('parseCommandLine()', () => {
 
   it('returns the config file path', () => {
     expect(run(['--config', '/etc/podconfig.yaml']).configFile).toBe('/etc/podconfig.yaml');
+    // As the kubelet: an empty --config is no config file.
+    expect(run(['--config=']).configFile).toBeUndefined();
   });
 
   it('exits 0 with the help text for --help, listing kubelet flags', () => {

@@ -63,7 +63,8 @@ export function parseCommandLine(argv: readonly string[], version: string): Comm
     if (name.typed !== name.flag) flagNames[name.flag] = name.typed;
     else delete flagNames[name.flag];
   }
-  const configFile = typeof opts['config'] === 'string' ? opts['config'] : undefined;
+  // The kubelet reads a config file only when --config is not empty: `--config=` is no config file.
+  const configFile = typeof opts['config'] === 'string' && opts['config'] !== '' ? opts['config'] : undefined;
   return { kind: 'run', commandLine: { flags, flagNames, configFile } };
 }
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { MAX_TIMER_MS, PodConfigError, errorMessage, processGroupKillsPending, processGroupKillsSettled } from '@podconfig/core';
 import { parseCommandLine } from './cli.js';
@@ -19,6 +20,9 @@ export interface RunCliOptions {
   /** Called once the root logger exists (the entry logs a second signal with it). */
   readonly onLogger?: (logger: Logger) => void;
 }
+
+/** A --log-level that asks for an error's stack in the JSON log. */
+const asksForStack = (level: unknown): boolean => typeof level === 'string' && ['debug', 'trace'].includes(level.trim().toLowerCase());
 
 /**
  * Invalid flags or configuration, wherever found: one line on stderr naming the flag or the file (the
@@ -57,6 +61,11 @@ export async function runCli(argv: readonly string[], o: RunCliOptions): Promise
   } catch (err: unknown) {
     // Stopped while the config file (a FIFO) was waited for: a stop, not a bad file. No logger yet.
     if (o.signal.aborted) return 0;
+    // The configuration did not resolve, so its log level is unknown: --log-level on the command line, when it asks
+    // for the stack (debug, trace), is honoured as it is for errors found later.
+    if (asksForStack(parsed.commandLine.flags['log-level'])) {
+      createRootLogger({ level: 'debug', nodeName: hostname().toLowerCase() }).debug({ err }, 'invalid configuration');
+    }
     return reportInvalid(err);
   }
   const logger = createRootLogger({ level: config.logLevel, nodeName: config.nodeName });

@@ -94,6 +94,19 @@ describe('resolveConfig()', () => {
     expect(invalid(() => resolveConfig({}, { readiness: 'some' }, { configFile: '/c.yaml' }))).toBe('--config /c.yaml: field "readiness": must be one of per-source, all-sources, got "some"');
   });
 
+  it("says what a config field's value should be when the YAML gives another type (not 'must be a string')", () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ keepManagedFields: 1 }, 'field "keepManagedFields": must be true or false, got 1'],
+      [{ watchList: 1 }, 'field "watchList": must be true or false, got 1'],
+      [{ handlerConcurrency: true }, 'field "handlerConcurrency": must be a positive integer, got true'],
+      [{ kubeAPIQPS: { a: 1 } }, 'field "kubeAPIQPS": must be a non-negative number, got {"a":1}'],
+      [{ readiness: 3 }, 'field "readiness": must be one of per-source, all-sources, got 3'],
+      [{ syncFrequency: true }, 'field "syncFrequency": must be a duration string like "20s", got true'],
+      [{ staticPodPath: 5 }, 'field "staticPodPath": must be a string, got 5'],
+    ];
+    for (const [file, message] of cases) expect(invalid(() => resolveConfig({}, file, { configFile: '/c.yaml' }))).toBe(`--config /c.yaml: ${message}`);
+  });
+
   it('resolves relative path fields of a config file against its directory, as the kubelet does, and leaves flags as given', () => {
     const file = { staticPodPath: 'manifests', staticPodURLCAFile: '../pki/ca.pem', staticPodURLClientCertFile: 'c.pem', staticPodURLClientKeyFile: '/abs/k.pem', kubeconfig: 'kubelet.conf' };
     const c = resolveConfig({}, file, { configFile: '/etc/podconfig/config.yaml' });
@@ -185,8 +198,10 @@ describe('resolveConfig()', () => {
     });
   });
 
-  it('disables the status server with "off"', () => {
+  it('disables the status server with "off", and refuses an empty address (a template that rendered nothing)', () => {
     expect(resolveConfig({ 'status-address': 'off' }, {}).statusAddress).toBeUndefined();
+    expect(invalid(() => resolveConfig({ 'status-address': '' }, {}))).toBe('--status-address: invalid address "" (want host:port, e.g. 127.0.0.1:10265, or "off")');
+    expect(invalid(() => resolveConfig({}, { statusAddress: ' ' }))).toContain('invalid address');
     expect(resolveConfig({ 'status-address': '[::1]:0' }, {}).statusAddress).toEqual({ host: '::1', port: 0 });
   });
 });

@@ -47,7 +47,14 @@ export interface ParseContext {
 }
 
 const str = (raw: unknown, what: string): string => {
-  if (typeof raw !== 'string') throw new ConfigInvalidError(`${what}: must be a string`);
+  if (typeof raw !== 'string') throw new ConfigInvalidError(`${what}: must be a string, got ${shown(raw)}`);
+  return raw;
+};
+/** A config-file value as a message quotes it: `1`, `true`, `"x"`, `{"a":1}`. */
+const shown = (raw: unknown): string => JSON.stringify(raw) ?? String(raw);
+/** `raw` when it is a string; else the setting's own message (a YAML `1` for a boolean is not "not a string"). */
+const text = (raw: unknown, wrongType: () => string): string => {
+  if (typeof raw !== 'string') throw new ConfigInvalidError(wrongType());
   return raw;
 };
 const optionalPath = (raw: unknown, what: string): string | undefined => {
@@ -61,7 +68,7 @@ const duration = (opts: { positive?: boolean; zeroIsDefault?: number } = {}) => 
     throw new ConfigInvalidError(`${what}: must be a duration string like "20s", got the number ${String(raw)}`);
   }
   if (typeof raw === 'number' && !Number.isFinite(raw)) throw new ConfigInvalidError(`${what}: must be a finite number of milliseconds, got ${String(raw)}`);
-  const ms = typeof raw === 'number' ? raw : parseDuration(str(raw, what), what);
+  const ms = typeof raw === 'number' ? raw : parseDuration(text(raw, () => `${what}: must be a duration string like "20s", got ${shown(raw)}`), what);
   if (ms < 0) throw new ConfigInvalidError(`${what}: must not be negative`);
   // A longer timer would fire at once (Node.js's TimeoutOverflowWarning), not late.
   if (!(ms <= MAX_TIMER_MS)) throw new ConfigInvalidError(`${what}: must be at most ${formatDuration(MAX_TIMER_MS)}, the longest timer Node.js sets`);
@@ -70,13 +77,12 @@ const duration = (opts: { positive?: boolean; zeroIsDefault?: number } = {}) => 
   return ms;
 };
 const number = (opts: { integer?: boolean; zeroIs?: number }) => (raw: unknown, what: string): number => {
-  const text = typeof raw === 'number' ? undefined : str(raw, what).trim();
-  const n = text === undefined ? (raw as number) : text === '' ? Number.NaN : Number(text);
+  const kind = `${opts.zeroIs === undefined ? 'positive' : 'non-negative'} ${opts.integer === true ? 'integer' : 'number'}`;
+  const wrong = (): string => `${what}: must be a ${kind}, got ${shown(raw)}`;
+  const written = typeof raw === 'number' ? undefined : text(raw, wrong).trim();
+  const n = written === undefined ? (raw as number) : written === '' ? Number.NaN : Number(written);
   if (n === 0 && opts.zeroIs !== undefined) return opts.zeroIs;
-  if (!Number.isFinite(n) || n <= 0 || (opts.integer === true && !Number.isInteger(n))) {
-    const kind = `${opts.zeroIs === undefined ? 'positive' : 'non-negative'} ${opts.integer === true ? 'integer' : 'number'}`;
-    throw new ConfigInvalidError(`${what}: must be a ${kind}, got ${JSON.stringify(raw)}`);
-  }
+  if (!Number.isFinite(n) || n <= 0 || (opts.integer === true && !Number.isInteger(n))) throw new ConfigInvalidError(wrong());
   return n;
 };
 /**
@@ -86,16 +92,18 @@ const number = (opts: { integer?: boolean; zeroIs?: number }) => (raw: unknown, 
 const CLIENT_GO_DEFAULT_QPS = 5;
 const CLIENT_GO_DEFAULT_BURST = 10;
 const oneOf = <T extends string>(values: readonly T[]) => (raw: unknown, what: string): T => {
-  const s = str(raw, what);
-  if (!(values as readonly string[]).includes(s)) throw new ConfigInvalidError(`${what}: must be one of ${values.join(', ')}, got "${s}"`);
+  const wrong = (): string => `${what}: must be one of ${values.join(', ')}, got ${shown(raw)}`;
+  const s = text(raw, wrong);
+  if (!(values as readonly string[]).includes(s)) throw new ConfigInvalidError(wrong());
   return s as T;
 };
 const bool = (raw: unknown, what: string): boolean => {
   if (typeof raw === 'boolean') return raw;
-  const s = str(raw, what).toLowerCase();
+  const wrong = (): string => `${what}: must be true or false, got ${shown(raw)}`;
+  const s = text(raw, wrong).toLowerCase();
   if (s === 'true' || s === '') return true;
   if (s === 'false') return false;
-  throw new ConfigInvalidError(`${what}: must be true or false, got "${String(raw)}"`);
+  throw new ConfigInvalidError(wrong());
 };
 const list = (raw: unknown, what: string): string[] => {
   if (Array.isArray(raw)) return raw.map((v, i) => str(v, `${what}[${i}]`));

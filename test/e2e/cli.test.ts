@@ -27,6 +27,16 @@ describe('podconfig-agent command line', () => {
     expect(help.stdout).toContain('--pod-manifest-path');
   });
 
+  it('with --log-level=debug also logs a bad flag\'s error with its stack (JSON, stdout), as for errors found later', () => {
+    const r = run(['--sync-frequency', 'soon', '--log-level=debug', '--status-address', 'off']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe('podconfig-agent: --sync-frequency: invalid duration "soon" (use Go syntax like 20s, 1m30s, 500ms)\n');
+    const line = JSON.parse(r.stdout.trim()) as { level: number; msg: string; err: { stack: string } };
+    expect(line).toMatchObject({ level: 20, msg: 'invalid configuration' });
+    expect(line.err.stack).toContain('ConfigInvalidError');
+    expect(run(['--sync-frequency', 'soon', '--status-address', 'off']).stdout).toBe('');
+  });
+
   it.each([
     [['--sync-frequency', 'soon'], '--sync-frequency'],
     [['--pod-manifest-pth', '/x'], '--pod-manifest-pth'],
