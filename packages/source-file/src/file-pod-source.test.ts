@@ -377,6 +377,24 @@ describe(FilePodSource.name, () => {
       expect(source.status().details).toMatchObject({ shadowed: [], ignored: 1 });
     });
 
+    it('names the file whose pod has the UID of an earlier file, in details and a warning once, until it changes', async () => {
+      const dir = await makeDir();
+      const pinned = (name: string): string => podManifestYaml(name).replace('metadata:\n', 'metadata:\n  uid: same-uid\n');
+      await writeFile(join(dir, 'a.yaml'), pinned('a'));
+      await writeFile(join(dir, 'b.yaml'), pinned('b'));
+      const { run, source, log } = start({ path: dir });
+      expect(keys(await run.next())).toEqual([key('a'), key('b')]); // both: the merger decides (D14)
+      const expected = { file: join(dir, 'b.yaml'), uid: 'same-uid', firstFile: join(dir, 'a.yaml') };
+      expect(source.status().details.duplicateUids).toEqual([expected]);
+      const warn = await log.waitFor((l) => l.msg.startsWith('manifest has the pod UID of an earlier file'));
+      expect(warn).toMatchObject({ level: WARN, ...expected });
+
+      await writeFile(join(dir, 'b.yaml'), podManifestYaml('b'));
+      await run.next();
+      expect(source.status().details.duplicateUids).toEqual([]);
+      expect(log.lines.filter((l) => l.msg.startsWith('manifest has the pod UID of an earlier file'))).toHaveLength(1);
+    });
+
     it('lets the first file in byte order win a duplicate, reports the shadow, and keeps the pod when the shadow goes (D1, #28)', async () => {
       const dir = await makeDir();
       const web = join(dir, 'web.yaml');

@@ -59,7 +59,7 @@ interface ScanOutcome {
 }
 
 /** The set of a path that is unusable at the first scan. */
-const NO_MANIFESTS: ManifestSet = { pods: [], invalid: [], shadowed: [], skipped: [] };
+const NO_MANIFESTS: ManifestSet = { pods: [], invalid: [], shadowed: [], duplicateUids: [], skipped: [] };
 
 /** Default bound on the directory entries one scan reads (`maxManifests`). */
 const MAX_MANIFESTS = 10_000;
@@ -104,6 +104,7 @@ export class FilePodSource implements PodSource, StatusReporter {
   #lastError: { message: string; code?: string; time: Date } | undefined;
   #invalid: { file: string; error: string }[] = [];
   #shadowed: { file: string; shadowedBy: string; pod: string }[] = [];
+  #duplicateUids: { file: string; uid: string; firstFile: string }[] = [];
   #ignored = 0;
   #watchState: 'none' | 'active' | 'retrying' = 'none';
   readonly #counters = { scans: 0, sets: 0, errors: 0, invalid_files: 0, shadowed_files: 0, watch_errors: 0 };
@@ -114,6 +115,7 @@ export class FilePodSource implements PodSource, StatusReporter {
   #lastEntryError = '';
   readonly #invalidSeen = new OncePerChange();
   readonly #shadowedSeen = new OncePerChange();
+  readonly #duplicateUidsSeen = new OncePerChange();
   readonly #skippedSeen = new OncePerChange();
 
   constructor(options: FilePodSourceOptions) {
@@ -257,6 +259,7 @@ export class FilePodSource implements PodSource, StatusReporter {
         mode: this.#mode,
         invalid: this.#invalid.map((i) => ({ ...i })),
         shadowed: this.#shadowed.map((s) => ({ ...s })),
+        duplicateUids: this.#duplicateUids.map((d) => ({ ...d })),
         ignored: this.#ignored,
         watch: this.#watchState,
       },
@@ -283,9 +286,11 @@ export class FilePodSource implements PodSource, StatusReporter {
       this.#healthy = true;
       this.#invalid = [];
       this.#shadowed = [];
+      this.#duplicateUids = [];
       this.#ignored = 0;
       this.#invalidSeen.update(new Map());
       this.#shadowedSeen.update(new Map());
+      this.#duplicateUidsSeen.update(new Map());
       this.#skippedSeen.update(new Map());
       // A warning, once per state change (the kubelet logs an error every scan): a mistyped path is worth an
       // operator's look, yet it is a state the source handles (D5), so the source stays healthy.
@@ -315,6 +320,11 @@ export class FilePodSource implements PodSource, StatusReporter {
       this.#counters.shadowed_files++;
       this.#log.warn({ file, shadowedBy: item.shadowedBy, pod: item.pod }, 'manifest shadowed by an earlier file');
     }
+    for (const file of this.#duplicateUidsSeen.update(new Map(set.duplicateUids.map((d) => [d.file, `${d.firstFile}:${d.uid}`])))) {
+      const item = set.duplicateUids.find((d) => d.file === file);
+      if (item === undefined) continue;
+      this.#log.warn({ file, firstFile: item.firstFile, uid: item.uid }, 'manifest has the pod UID of an earlier file (the merger keeps one pod per UID)');
+    }
     const skipped = set.skipped;
     for (const file of this.#skippedSeen.update(new Map(skipped.map((e) => [e.file, e.reason])))) {
       const item = skipped.find((e) => e.file === file);
@@ -324,6 +334,7 @@ export class FilePodSource implements PodSource, StatusReporter {
     }
     this.#invalid = set.invalid.map((i) => ({ file: i.file, error: reasonOf(i.error) }));
     this.#shadowed = set.shadowed.map((s) => ({ ...s }));
+    this.#duplicateUids = set.duplicateUids.map((d) => ({ ...d }));
     this.#ignored = skipped.length;
     this.#healthy = set.invalid.length === 0;
   }

@@ -16,6 +16,18 @@ describe(ManifestSetBuilder.name, () => {
       expect(set.shadowed).toEqual([{ file: '/m/b.yaml', shadowedBy: '/m/a.yaml', pod: 'default/web-n1' }]);
     });
 
+    it('names the files whose pods share a UID written in them, and keeps both pods (the merger keeps one per UID, D14)', async () => {
+      const builder = new ManifestSetBuilder({ nodeName: 'n1', invalidManifest: 'keep' });
+      const pinned = (name: string): string => podManifestYaml(name).replace('metadata:\n', 'metadata:\n  uid: same-uid\n');
+      const set = await builder.build([manifest('/m/a.yaml', pinned('a')), manifest('/m/b.yaml', podManifestYaml('b')), manifest('/m/c.yaml', pinned('c'))]);
+      expect(set.pods.map((p) => p.key)).toEqual(['default/a-n1', 'default/b-n1', 'default/c-n1']);
+      expect(set.duplicateUids).toEqual([{ file: '/m/c.yaml', uid: 'same-uid', firstFile: '/m/a.yaml' }]);
+      // A name shadow is not also a UID duplicate: the shadowed file's pod is not in the set.
+      const shadow = await builder.build([manifest('/m/a.yaml', pinned('a')), manifest('/m/b.yaml', pinned('a'))]);
+      expect(shadow.shadowed).toHaveLength(1);
+      expect(shadow.duplicateUids).toEqual([]);
+    });
+
     it("keeps a file's last good pod while it is invalid, per file, and forgets it with the file (D4)", async () => {
       const builder = new ManifestSetBuilder({ nodeName: 'n1', invalidManifest: 'keep' });
       const good = await builder.build([manifest('/m/a.yaml', podManifestYaml('a'))]);

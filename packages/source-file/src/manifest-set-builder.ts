@@ -24,6 +24,17 @@ export interface ShadowedManifest {
   readonly pod: string;
 }
 
+/**
+ * A winning file whose pod has the UID of an earlier winning file's pod (a `metadata.uid` written in both). The
+ * file source does not choose between them: the merger keeps one per UID (D14); this names the files.
+ */
+export interface DuplicateUidManifest {
+  readonly file: string;
+  readonly uid: string;
+  /** The first file, in byte order, with that UID. */
+  readonly firstFile: string;
+}
+
 /** An entry the scan did not read (filtered name, sub-directory, non-regular file). */
 export type SkippedEntry = Extract<ScannedEntry, { kind: 'skipped' }>;
 
@@ -32,6 +43,7 @@ export interface ManifestSet {
   readonly pods: readonly ManifestPod[];
   readonly invalid: readonly InvalidManifest[];
   readonly shadowed: readonly ShadowedManifest[];
+  readonly duplicateUids: readonly DuplicateUidManifest[];
   readonly skipped: readonly SkippedEntry[];
 }
 
@@ -97,7 +109,8 @@ export class ManifestSetBuilder {
       if (winner === undefined) winners.set(candidate.key, candidate);
       else shadowed.push({ file: candidate.file, shadowedBy: winner.file, pod: candidate.key });
     }
-    return { pods: [...winners.values()], invalid, shadowed, skipped };
+    const pods = [...winners.values()];
+    return { pods, invalid, shadowed, duplicateUids: duplicateUids(pods), skipped };
   }
 
   /** Forgets everything (the path is gone: every file was deleted). */
@@ -123,6 +136,20 @@ export class ManifestSetBuilder {
     this.#decoded.set(file, { digest, result });
     return result;
   }
+}
+
+/** Winners whose pod UID an earlier winner has (only a `metadata.uid` written in the manifest can repeat: D6). */
+function duplicateUids(pods: readonly ManifestPod[]): DuplicateUidManifest[] {
+  const firstFiles = new Map<string, string>();
+  const found: DuplicateUidManifest[] = [];
+  for (const { file, pod } of pods) {
+    const uid = pod.metadata?.uid;
+    if (uid === undefined || uid === null) continue;
+    const firstFile = firstFiles.get(uid);
+    if (firstFile === undefined) firstFiles.set(uid, file);
+    else found.push({ file, uid, firstFile });
+  }
+  return found;
 }
 
 /**
