@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PodConfigError } from './errors.js';
+import { ConfigInvalidError } from './errors.js';
 import { checkNodeName, isNodeName } from './node-name.js';
 
 describe('isNodeName', () => {
@@ -22,13 +22,8 @@ describe('checkNodeName', () => {
     ['  ', 'opt: the node name is empty (only white space)'],
     ['node_a', 'opt: "node_a" is not a valid node name (a DNS-1123 subdomain)'],
   ])('rejects %j with ConfigInvalidError naming the option and why', (name, message) => {
-    let caught: unknown;
-    try {
-      checkNodeName(name, 'opt');
-    } catch (err: unknown) {
-      caught = err;
-    }
-    expect(PodConfigError.is(caught, 'PODCONFIG_CONFIG_INVALID')).toBe(true);
-    expect((caught as Error).message).toBe(message);
+    const check = (): string => checkNodeName(name, 'opt');
+    expect(check).toThrow(ConfigInvalidError);
+    expect(check).toThrow(expect.objectContaining({ code: 'PODCONFIG_CONFIG_INVALID', message }));
   });
 });
