@@ -99,6 +99,29 @@ function noteWinner(before: Map<string, string | undefined>, groups: Groups, win
 /** Iterates a map's keys, as often as asked. */
 const keysOf = (map: Map<string, unknown>): Iterable<string> => ({ [Symbol.iterator]: () => map.keys() });
 
+const SLASH = 47;
+
+/**
+ * `key` is its pod's `namespace/name`, and neither holds a `_` (valid names never do): two such keys of one
+ * snapshot are two full names, because a `name_namespace` with a single `_` splits one way only. A
+ * source keyed like the kubelet's UndeltaStore (the apiserver's) has only such keys. Read without
+ * building a string.
+ */
+function isOwnKey(key: string, pod: Pod): boolean {
+  const name = pod.metadata?.name;
+  const namespace = pod.metadata?.namespace;
+  return typeof name === 'string' && typeof namespace === 'string' &&
+    key.length === namespace.length + 1 + name.length && key.charCodeAt(namespace.length) === SLASH &&
+    key.startsWith(namespace) && key.endsWith(name) && !name.includes('_') && !namespace.includes('_');
+}
+
+/** The full-name groups of a snapshot whose keys are all its pods' own (see isOwnKey): one key each. */
+function ownNames(snapshot: PodSnapshot): Groups {
+  const names: Groups = new Map();
+  for (const [key, pod] of snapshot.entries()) names.set(podFullName(pod), key);
+  return names;
+}
+
 const at = (snapshot: PodSnapshot, key: string): Pod => {
   const pod = snapshot.get(key);
   if (pod === undefined) throw new Error(`AcceptedPodIndex: key ${key} missing from its snapshot`);
@@ -116,8 +139,15 @@ const at = (snapshot: PodSnapshot, key: string): Pod => {
  * still qualifies (a newcomer never displaces a running pod); otherwise the smallest key wins.
  */
 export class AcceptedPodIndex {
-  /** Full name → every key of the snapshot with that full name. */
-  #names: Groups = new Map();
+  /**
+   * Full name → every key of the snapshot with that full name. Undefined while every key of the
+   * snapshot is its pod's own (see isOwnKey): each full name then has one key, and a map of them would
+   * only repeat the snapshot (at 50,000 pods, 15–20 ms of a first SET and ~5 MB kept). Built from the
+   * snapshot when a key that is not its pod's own joins.
+   */
+  #names: Groups | undefined = new Map();
+  /** The snapshot the index was last built or moved to: where #names is built from. */
+  #snapshot: PodSnapshot | undefined;
   /** Full name → the winning key (stage 1), for full names of several keys (see winnerOf). */
   #nameWinners = new Map<string, string>();
   /** UID → the stage-1 winners with that UID. */
@@ -139,7 +169,30 @@ export class AcceptedPodIndex {
 
   /** Recomputes everything for `next`, keeping incumbents. O(N). */
   rebuild(next: PodSnapshot): IndexChange {
-    return this.#rebuildUnique(next) ?? this.#rebuildGrouped(next);
+    const own = this.#rebuildOwnKeys(next);
+    let change = typeof own === 'object' ? own : undefined;
+    if (own === 'other key') change = this.#rebuildUnique(next);
+    change ??= this.#rebuildGrouped(next);
+    this.#snapshot = next;
+    return change;
+  }
+
+  /**
+   * {@link rebuild} for a snapshot whose keys are all their pods' own (see isOwnKey), so that its full
+   * names are distinct, and whose UIDs are distinct: one pass fills the UID map, and no full-name map
+   * is built. Otherwise says why not: a key that is not its pod's own, or a UID seen twice (which
+   * only the grouped rebuild can settle).
+   */
+  #rebuildOwnKeys(next: PodSnapshot): IndexChange | 'other key' | 'duplicate uid' {
+    const uids: Groups = new Map();
+    for (const [key, pod] of next.entries()) {
+      if (!isOwnKey(key, pod)) return 'other key';
+      // A set that does not grow the map found its key there: one lookup, not a `has` and a `set`.
+      const size = uids.size;
+      uids.set(podUid(pod), key);
+      if (uids.size === size) return 'duplicate uid';
+    }
+    return this.#unique(undefined, uids);
   }
 
   /**
@@ -157,6 +210,11 @@ export class AcceptedPodIndex {
       uids.set(podUid(pod), key);
       if (names.size === sizes || uids.size === sizes) return undefined;
     }
+    return this.#unique(names, uids);
+  }
+
+  /** Takes the groups of a snapshot without duplicates (`names` undefined: its keys are its pods' own). */
+  #unique(names: Groups | undefined, uids: Groups): IndexChange {
     // Every UID is in a group, so the UIDs to re-diff are those of both; a first SET's are just the new ones.
     let changed: Iterable<string> = keysOf(uids);
     if (this.#uids.size > 0) {
@@ -183,8 +241,10 @@ export class AcceptedPodIndex {
     const dropped = new Map<string, Drop>();
     const nameWinners = new Map<string, string>();
     const uids: Groups = new Map();
+    // Who won before: O(N) to build when it was left to the snapshot, as this whole rebuild is.
+    const before: Groups = this.#names ?? (this.#snapshot === undefined ? new Map<string, string>() : ownNames(this.#snapshot));
     for (const [name, keys] of names) {
-      const winner = pick(keys, winnerOf(this.#names, this.#nameWinners, name));
+      const winner = pick(keys, winnerOf(before, this.#nameWinners, name));
       if (winner === undefined) continue;
       addTo(uids, uidOf.get(winner) ?? '', winner);
       if (typeof keys === 'string') continue;
@@ -219,6 +279,7 @@ export class AcceptedPodIndex {
    * that may differ between them. Touches only those keys and the groups they are in.
    */
   apply(base: PodSnapshot, next: PodSnapshot, keys: Iterable<string>): IndexChange {
+    this.#snapshot = next;
     const before = new Map<string, Drop | undefined>();
     const touch = (key: string): void => {
       if (!before.has(key)) before.set(key, this.#dropped.get(key));
@@ -233,13 +294,13 @@ export class AcceptedPodIndex {
       this.#dropped.delete(key);
     };
 
-    // Full names and UIDs whose groups change, with their winners before (read before a group changes: a
-    // group of one is its own winner).
-    const names = new Map<string, string | undefined>();
-    const regroup = new Map<string, string | undefined>();
     // UIDs the merger re-diffs; `regroup`'s, those of them whose groups or winners may have changed.
     const uids = new Set<string>();
     const read = new Map<string, Pod>();
+    // The keys whose pod moves in or out of a full name's group: a new pod, a removed one, or another
+    // full name or UID under the key.
+    const moved: (readonly [string, Pod | undefined, Pod | undefined])[] = [];
+    let ownKeys = this.#names === undefined;
     for (const key of keys) {
       const old = base.get(key);
       const pod = next.get(key);
@@ -253,17 +314,34 @@ export class AcceptedPodIndex {
         uids.add(podUid(pod));
         continue;
       }
+      if (ownKeys && pod !== undefined && !isOwnKey(key, pod)) ownKeys = false;
+      moved.push([key, old, pod]);
+    }
+    // A key that is not its pod's own joins: the full names get their map, once (O(N), like a rebuild).
+    if (this.#names === undefined && !ownKeys) this.#names = ownNames(base);
+    const nameGroups = this.#names;
+
+    // Full names and UIDs whose groups change, with their winners before (read before a group changes: a
+    // group of one is its own winner). Without a map of full names, a full name is named by its only key.
+    const names = new Map<string, string | undefined>();
+    const regroup = new Map<string, string | undefined>();
+    for (const [key, old, pod] of moved) {
+      if (nameGroups === undefined) {
+        names.set(key, old === undefined ? undefined : key);
+        if (pod === undefined) clearDrop(key);
+        continue;
+      }
       if (old !== undefined) {
         const name = podFullName(old);
-        noteWinner(names, this.#names, this.#nameWinners, name);
-        removeFrom(this.#names, name, key);
+        noteWinner(names, nameGroups, this.#nameWinners, name);
+        removeFrom(nameGroups, name, key);
       }
       if (pod === undefined) {
         clearDrop(key);
       } else {
         const name = podFullName(pod);
-        noteWinner(names, this.#names, this.#nameWinners, name);
-        addTo(this.#names, name, key);
+        noteWinner(names, nameGroups, this.#nameWinners, name);
+        addTo(nameGroups, name, key);
       }
     }
 
@@ -272,12 +350,12 @@ export class AcceptedPodIndex {
     const leaving: [string, string][] = [];
     const joining: [string, string][] = [];
     for (const [name, previous] of names) {
-      const members = this.#names.get(name);
+      const members = nameGroups === undefined ? (read.has(name) ? name : undefined) : nameGroups.get(name);
       const winner = pick(members, previous);
       if (previous !== undefined && (previous !== winner || base.get(previous) !== next.get(previous))) {
         leaving.push([podUid(at(base, previous)), previous]);
       }
-      setWinner(this.#names, this.#nameWinners, name, winner);
+      if (nameGroups !== undefined) setWinner(nameGroups, this.#nameWinners, name, winner);
       if (winner === undefined) continue;
       if (previous !== winner || base.get(winner) !== next.get(winner)) joining.push([podUid(at(next, winner)), winner]);
       for (const key of membersOf(members)) if (key !== winner) setDrop(key, { reason: 'name', winner });

@@ -1,5 +1,5 @@
 import {
-  ANNOTATIONS, PodSnapshot, coalescePodSets, deepFreeze,
+  ANNOTATIONS, PodSnapshot, coalescePodSets, deepFreeze, podKey,
   type ObjectMeta, type Pod, type PodSetUpdate, type PodUpdate, type SourceName,
 } from '@podconfig/core';
 import { InstantClock, makePod, sameHiddenClass, seededRandom } from '@podconfig/testing';
@@ -216,6 +216,36 @@ describe(PodMerger.name, () => {
       expect(merger.pods().map((p) => p.metadata?.uid)).toEqual(['u1']);
       pods = pods.without('m.yaml');
       expect(merger.merge(set(pods)).map((u) => `${u.op}:${u.pods[0]?.metadata?.uid}`)).toEqual(['REMOVE:u1', 'ADD:u2']);
+    });
+
+    it('drops a pod under another key whose full name a pod under its own namespace/name key has, by change keys or whole (D14)', () => {
+      for (const delta of [true, false]) {
+        const { merger, lines } = newMerger();
+        const update = (base: PodSnapshot, next: PodSnapshot, key: string): PodSetUpdate =>
+          delta ? { source: 'api', op: 'SET', pods: next, changes: { base, keys: new Set([key]) } } : set(next, 'api');
+        // Keys default/web and default/db: their pods' own, so the merger keeps no map of full names.
+        const base = snap([makePod('web', { uid: 'u1' }), makePod('db', { uid: 'u2' })]);
+        merger.merge(set(base, 'api'));
+        // a.yaml sorts before default/web: only "the pod that won before keeps winning" keeps u1.
+        const next = base.with('a.yaml', makePod('web', { uid: 'u3' }));
+        expect(merger.merge(update(base, next, 'a.yaml')), `delta ${delta}`).toEqual([]);
+        expect(lines.filter((l) => l.msg === 'duplicate pod dropped')).toEqual([expect.objectContaining({
+          reason: 'duplicate full name', pod: 'default/web', uid: 'u3', winnerUid: 'u1',
+        })]);
+        const gone = next.without('default/web');
+        expect(merger.merge(update(next, gone, 'default/web')).map((u) => `${u.op}:${u.pods[0]?.metadata?.uid}`)).toEqual(['REMOVE:u1', 'ADD:u3']);
+      }
+    });
+
+    it('takes a_b in namespace c and a in namespace b_c for one full name, though their namespace/name keys differ (D14)', () => {
+      const { merger } = newMerger();
+      const base = snap([makePod('a_b', { namespace: 'c', uid: 'u1' })]);
+      merger.merge(set(base, 'api'));
+      const next = base.with('b_c/a', makePod('a', { namespace: 'b_c', uid: 'u2' }));
+      expect(merger.merge({ source: 'api', op: 'SET', pods: next, changes: { base, keys: new Set(['b_c/a']) } })).toEqual([]);
+      expect(merger.stats().sources.api).toMatchObject({ pods: 1, dropped: 1, duplicateNames: 1 });
+      // Whole, to a merger without an incumbent: the smaller key wins.
+      expect(ops(newMerger().merger.merge(set(next, 'api')))).toEqual(['ADD:a']);
     });
 
     it('keeps the first of two pods with one UID and reports the other (D14)', () => {
@@ -539,13 +569,20 @@ describe(PodMerger.name, () => {
  * full names, duplicate UIDs, renames under one UID, UID changes at one key and UIDs moving
  * between keys all happen often.
  */
+/**
+ * Random event batches. With `ownKeys`, pods are mostly placed under their own `namespace/name` (as the
+ * apiserver source's are), with now and then a stray key, and some names and namespaces hold a `_`
+ * (`a_b` in `c` and `a` in `b_c` are one full name under two such keys).
+ */
 class RandomSource {
   readonly #random: () => number;
+  readonly #ownKeys: boolean;
   snapshot = PodSnapshot.empty;
   #rv = 0;
 
-  constructor(seed: number) {
+  constructor(seed: number, ownKeys = false) {
     this.#random = seededRandom(seed);
+    this.#ownKeys = ownKeys;
   }
 
   chance(p: number): boolean {
@@ -560,8 +597,8 @@ class RandomSource {
     const labels = this.#pick([undefined, {}, { app: 'x' }, { app: 'y' }]);
     const annotations = this.#pick([undefined, {}, { team: 't' }, { [ANNOTATIONS.configMirror]: 'm' }]);
     const creationTimestamp = this.#pick([undefined, '2026-01-01T00:00:01Z', '2026-01-01T00:00:02Z']);
-    const pod = makePod(this.#pick(['a', 'b', 'c', 'd', 'e']), {
-      namespace: this.#pick(['default', 'kube-system']),
+    const pod = makePod(this.#pick(this.#ownKeys ? ['a', 'b', 'c', 'a_b'] : ['a', 'b', 'c', 'd', 'e']), {
+      namespace: this.#pick(this.#ownKeys ? ['default', 'c', 'b_c'] : ['default', 'kube-system']),
       uid: this.#pick(['u0', 'u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7']),
       image: this.#pick(['i1', 'i2', 'i3']),
       phase: this.#pick(['Pending', 'Running']),
@@ -599,16 +636,25 @@ class RandomSource {
     };
     const events = 1 + Math.floor(this.#random() * 4);
     for (let i = 0; i < events; i++) {
-      const key = `k${Math.floor(this.#random() * 10)}`;
+      // With ownKeys, half the stray keys sort before every own key (a full rebuild's smallest key wins).
+      const n = Math.floor(this.#random() * 10);
+      const stray = this.#ownKeys && n < 5 ? `0k${n}` : `k${n}`;
       const from = existing();
       const op = this.#random();
-      if (op < 0.3 || from === undefined) pods = pods.with(key, this.#pod());
-      else if (op < 0.55) pods = pods.with(from, this.#mutate(pods.get(from)!));
-      else if (op < 0.7) pods = pods.without(this.chance(0.8) ? from : key);
-      else if (op < 0.8) pods = pods.without(from).with(key, pods.get(from)!);
-      else if (op < 0.9) pods = pods.with(key, pods.get(from)!);
-      else pods = pods.with(key, pods.get(key) ?? this.#pod());
-      keys.add(key).add(from ?? key);
+      // Puts `pod` under `target`, or with ownKeys mostly under its own key; `leaving`: the key it moves from.
+      const place = (pod: Pod, target: string, leaving?: string): void => {
+        const key = !this.#ownKeys ? target : this.chance(0.05) ? stray : podKey(pod);
+        if (leaving !== undefined && leaving !== key) pods = pods.without(leaving);
+        pods = pods.with(key, pod);
+        keys.add(key);
+      };
+      if (op < 0.3 || from === undefined) place(this.#pod(), stray);
+      else if (op < 0.55) place(this.#mutate(pods.get(from)!), from, from);
+      else if (op < 0.7) pods = pods.without(this.chance(0.8) ? from : stray);
+      else if (op < 0.8) place(pods.get(from)!, stray, from);
+      else if (op < 0.9) place(pods.get(from)!, stray);
+      else place(pods.get(stray) ?? this.#pod(), stray);
+      keys.add(stray).add(from ?? stray);
     }
     if (this.chance(0.2)) keys.add(`k${Math.floor(this.#random() * 10)}`); // an untouched key is harmless
     this.snapshot = pods;
@@ -668,13 +714,16 @@ describe(`${PodMerger.name} delta path`, () => {
     expect(reads.sort()).toEqual([...keys].sort());
   });
 
-  it('gives the same output, state and counters with change keys as without, over random event sequences (D17)', () => {
+  it.each([
+    { keys: 'stray keys', ownKeys: false },
+    { keys: 'mostly namespace/name keys (no map of full names while every key is its pod\'s own)', ownKeys: true },
+  ])('gives the same output, state and counters with change keys as without, over random event sequences, $keys (D17)', ({ ownKeys }) => {
     const SEEDS = 80;
     const STEPS = 50;
     let deltaMerges = 0;
     let coalescedDeltaMerges = 0;
     for (let seed = 1; seed <= SEEDS; seed++) {
-      const source = new RandomSource(seed);
+      const source = new RandomSource(seed, ownKeys);
       const clock = new InstantClock();
       const make = (): PodMerger => new PodMerger({ logger: pino({ level: 'silent' }), clock });
       const [delta, whole, coalesced, wholeAtSamePoints] = [make(), make(), make(), make()];
