@@ -31,7 +31,10 @@ export class BenchHandler implements SyncHandler {
   /** The reconciler's observer hook: the first non-empty ADD defines the initial set. */
   operation(update: PodUpdate): void {
     if (this.#initial === undefined && update.op === 'ADD' && update.pods.length > 0) {
-      this.#initial = new Set(update.pods.map((p) => p.metadata?.uid ?? ''));
+      // A loop, not `new Set(pods.map(…))`: no array of 50,000 UIDs on the way (bookkeeping the limit has not).
+      const initial = new Set<string>();
+      for (const p of update.pods) initial.add(p.metadata?.uid ?? '');
+      this.#initial = initial;
       this.#initialCount = update.pods.length;
     } else if (update.op === 'REMOVE' && this.#initial !== undefined && !this.#firstReported) {
       for (const p of update.pods) this.#initialDone(p.metadata?.uid ?? '');
@@ -52,22 +55,26 @@ export class BenchHandler implements SyncHandler {
 
   #see(pod: Pod): void {
     this.calls++;
-    const t = wallNow();
-    if (!this.#firstReported) this.#initialDone(pod.metadata?.uid ?? '', t);
+    // The clock is read only for a figure: at 50,000 pods a read per call was ~20 ms of the first set.
+    if (!this.#firstReported) this.#initialDone(pod.metadata?.uid ?? '');
     const annotations = pod.metadata?.annotations;
     if (annotations === undefined) return;
     const seq = annotations[SEQ];
-    if (seq !== undefined) this.seqTimes.see(Number(seq), t);
+    let t: number | undefined;
+    if (seq !== undefined) {
+      t = wallNow();
+      this.seqTimes.see(Number(seq), t);
+    }
     if (annotations[FINAL] === 'true' && !this.#done) {
       this.#done = true;
-      report({ kind: 'done', t, extra: { calls: this.calls, ...this.#onDone() }, ...(this.#latency ? { seqTimes: this.seqTimes.pairs() } : {}) });
+      report({ kind: 'done', t: t ?? wallNow(), extra: { calls: this.calls, ...this.#onDone() }, ...(this.#latency ? { seqTimes: this.seqTimes.pairs() } : {}) });
     }
   }
 
-  #initialDone(uid: string, t = wallNow()): void {
+  #initialDone(uid: string): void {
     const initial = this.#initial;
     if (initial === undefined || !initial.delete(uid) || initial.size > 0) return;
     this.#firstReported = true;
-    report({ kind: 'first', t, pods: this.#initialCount });
+    report({ kind: 'first', t: wallNow(), pods: this.#initialCount });
   }
 }
