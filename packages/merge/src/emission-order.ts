@@ -1,15 +1,18 @@
 import { podFullName, podUid, type Pod } from '@podconfig/core';
-import { parseApiTime } from './api-time.js';
 
 /** How the pods of one emitted operation are ordered (decision D15). */
 export type EmissionOrder = 'full-name' | 'creation';
 
 const NO_TIME = Number.NEGATIVE_INFINITY;
 
+/**
+ * `Date.parse`, which reads the API server's `YYYY-MM-DDTHH:MM:SSZ` natively: a digit-by-digit reader in
+ * JavaScript was slower at every size measured (110 to 50,000 pods), most of all on a cold runtime.
+ */
 function creationTime(pod: Pod): number {
   const value = pod.metadata?.creationTimestamp;
   if (value === undefined || value === null) return NO_TIME;
-  const ms = parseApiTime(String(value));
+  const ms = Date.parse(String(value));
   return Number.isNaN(ms) ? NO_TIME : ms;
 }
 
