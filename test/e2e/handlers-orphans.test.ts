@@ -136,7 +136,7 @@ describe('podconfig-agent orphan clean-up (handler listPods)', () => {
     await a.waitForLog((l) => l.msg === 'all sources ready', 20_000);
     expect((await a.get('/readyz')).status).toBe(200);
     // ...but the orphan may still be wanted by the URL that never answered: its kill is held.
-    await a.waitForLog((l) => l.msg === 'orphan kills held: a source has not answered definitively yet', 20_000);
+    await a.waitForLog((l) => l.msg === 'orphan kills held: a source may still want these pods (no definitive answer yet, or a manifest that has not decoded since start)', 20_000);
     expect((await jsonLines(rec)).filter((l) => l['call'] === 'kill')).toEqual([]);
     expect(server.statuses.every((s) => s === 500)).toBe(true);
 
@@ -144,6 +144,28 @@ describe('podconfig-agent orphan clean-up (handler listPods)', () => {
     server.serve();
     const kill = await eventually(async () => (await jsonLines(rec)).find((l) => l['call'] === 'kill'), 20_000, 'orphan killed');
     expect(kill).toMatchObject({ pod: 'default/ghost', reason: 'orphaned' });
+  });
+
+  it('holds orphan kills while a manifest has not decoded since start: its pod may run from before the restart (D4, D18)', async () => {
+    // From an earlier life the handler runs web and ghost; the agent starts with a typo in web's manifest.
+    await writeFile(podsFile, JSON.stringify([{ namespace: 'default', name: `web-${NODE}` }, { uid: 'ghost-uid', namespace: 'default', name: 'ghost' }]));
+    await writeFile(join(manifests, 'web.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: [oops\n');
+    const config = await writeConfig(undefined, ['fileCheckFrequency: 1s', 'syncFrequency: 1s']);
+    agent = await AgentProcess.start(['--node-name', NODE, '--config', config], { cwd: tmp.path });
+    const a = agent;
+    await a.waitForLog((l) => l.msg === 'all sources ready', 20_000);
+    await a.waitForLog((l) => l.msg === 'orphan kills held: a source may still want these pods (no definitive answer yet, or a manifest that has not decoded since start)', 20_000);
+    const sources = await a.getJSON<{ sources: { name: string; provisional?: boolean; healthy: boolean }[] }>('/sources');
+    expect(sources.sources.find((s) => s.name === 'file')).toMatchObject({ provisional: true, healthy: false });
+    expect((await jsonLines(rec)).filter((l) => l['call'] === 'kill')).toEqual([]);
+
+    // The typo is fixed: web is synced, never killed; ghost, now known to be nobody's, is killed.
+    await writeFile(join(manifests, 'web.yaml'), podManifestYaml('web'));
+    const kill = await eventually(async () => (await jsonLines(rec)).find((l) => l['call'] === 'kill'), 20_000, 'orphan killed');
+    expect(kill).toMatchObject({ pod: 'default/ghost', uid: 'ghost-uid', reason: 'orphaned' });
+    const lines = await jsonLines(rec);
+    expect(lines.filter((l) => l['call'] === 'kill')).toHaveLength(1);
+    expect(lines.some((l) => l['call'] === 'create' && l['pod'] === `default/web-${NODE}`)).toBe(true);
   });
 
   it('holds orphan kills while the manifest path has been unusable since start: its pods may be in it (D18)', async () => {
@@ -157,7 +179,7 @@ describe('podconfig-agent orphan clean-up (handler listPods)', () => {
     const a = agent;
     // The file source yields its one early (empty) SET, so the node is ready, but that SET is no answer.
     await a.waitForLog((l) => l.msg === 'all sources ready', 20_000);
-    await a.waitForLog((l) => l.msg === 'orphan kills held: a source has not answered definitively yet', 20_000);
+    await a.waitForLog((l) => l.msg === 'orphan kills held: a source may still want these pods (no definitive answer yet, or a manifest that has not decoded since start)', 20_000);
     const sources = await a.getJSON<{ sources: { name: string; provisional?: boolean; healthy: boolean; lastError?: { message: string } }[] }>('/sources');
     expect(sources.sources.find((s) => s.name === 'file')).toMatchObject({
       provisional: true, healthy: false, lastError: { message: 'cannot stat manifest path: ELOOP' },

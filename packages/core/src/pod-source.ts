@@ -21,11 +21,12 @@ export interface SourceStatus {
   /** True once the source has yielded its first SET. */
   readonly seen: boolean;
   /**
-   * True while the source is seen only through a placeholder SET, without a definitive answer from
-   * its origin yet (the http source's D9 grace period; the file source's empty SET for a path unusable
-   * at its first scan). Such a source unblocks REMOVEs of its own
-   * pods (it has none), but orphan clean-up waits for a definitive answer: a pod a handler runs
-   * may still be wanted by that origin (D18).
+   * True while the source may want pods it cannot name yet: it is seen only through a placeholder SET,
+   * without a definitive answer from its origin (the http source's D9 grace period; the file source's
+   * empty SET for a path unusable at its first scan), or part of its origin has not decoded since it
+   * started (the file source: a manifest that is invalid and has no last good pod, D4). Such a source
+   * unblocks REMOVEs of its own pods, but orphan clean-up waits: a pod a handler runs may still be
+   * wanted by that origin, from before a restart (D18).
    */
   readonly provisional?: boolean;
   /** True when the last attempt succeeded. */

@@ -46,9 +46,10 @@ export interface ReconcilerOptions {
   readonly shutdownTimeoutMs?: number;
   readonly observer?: ReconcilerObserver;
   /**
-   * Whether orphan kills may happen now (D18). The agent returns false while a source is ready only
-   * provisionally (the http source's D9 grace period: its origin never answered), because a pod a
-   * handler runs may still be wanted there. Missing pods are still re-created. Default: always.
+   * Whether orphan kills may happen now (D18). The agent returns false while a source is provisional
+   * (the http source's D9 grace period: its origin never answered; the file source with a manifest that
+   * has not decoded since start), because a pod a handler runs may still be wanted there. Missing pods
+   * are still re-created. Default: always.
    */
   readonly orphanKillsAllowed?: () => boolean;
   /** For tests: the jitter source (default Math.random). */
@@ -737,7 +738,7 @@ export class Reconciler {
       if (lane.recreate(record, sinceSeq)) missing += 1;
     }
     if (ignored > 0) note('warn', { ignored }, 'listPods returned entries that are not { uid, namespace, name } objects; ignored');
-    if (held > 0) note('info', { held }, 'orphan kills held: a source has not answered definitively yet');
+    if (held > 0) note('info', { held }, 'orphan kills held: a source may still want these pods (no definitive answer yet, or a manifest that has not decoded since start)');
     this.#log.debug({ handler: lane.name, reported: listed.length, orphans, held, missing }, 'orphan clean-up done');
   }
 

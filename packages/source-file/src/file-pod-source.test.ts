@@ -1196,6 +1196,36 @@ describe(FilePodSource.name, () => {
       expect(found.source.status().provisional).toBe(false);
     });
 
+    it('is provisional while a manifest is invalid without a last good pod (its pod may run from before a restart, D4, D18)', async () => {
+      const dir = await makeDir();
+      await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
+      await writeFile(join(dir, 'b.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: [oops\n');
+      const { run, source } = start({ path: dir, periodMs: 50 });
+      expect(keys(await run.next())).toEqual([key('a')]);
+      expect(source.status()).toMatchObject({ seen: true, provisional: true, healthy: false });
+      // It decodes: not provisional. It turns invalid again: its last good pod stays, and it is not provisional either.
+      await writeFile(join(dir, 'b.yaml'), podManifestYaml('b'));
+      expect(keys(await run.next())).toEqual([key('a'), key('b')]);
+      expect(source.status()).toMatchObject({ provisional: false, healthy: true });
+      void run.iterator.next(); // resumes the source; no SET comes while b keeps its last good pod
+      await writeFile(join(dir, 'b.yaml'), 'not: [a pod');
+      await vi.waitFor(() => expect(source.status()).toMatchObject({ healthy: false, details: { invalid: [{ file: join(dir, 'b.yaml') }] } }), { timeout: 10_000 });
+      expect(source.status().provisional).toBe(false);
+      // A new file that never decoded makes it provisional; deleting that file ends it.
+      await writeFile(join(dir, 'c.yaml'), '');
+      await vi.waitFor(() => expect(source.status().provisional).toBe(true), { timeout: 10_000 });
+      await unlink(join(dir, 'c.yaml'));
+      await vi.waitFor(() => expect(source.status().provisional).toBe(false), { timeout: 10_000 });
+    });
+
+    it("is not provisional for an invalid manifest in 'drop' mode (the kubelet's: no pod by choice)", async () => {
+      const dir = await makeDir();
+      await writeFile(join(dir, 'b.yaml'), 'not: [a pod');
+      const { run, source } = start({ path: dir, invalidManifest: 'drop' });
+      expect((await run.next()).pods.size).toBe(0);
+      expect(source.status()).toMatchObject({ seen: true, provisional: false, healthy: false });
+    });
+
     it('counts a scan of an unusable path as an error', async () => {
       const dir = await makeDir();
       for (const name of ['a', 'b', 'c']) await writeFile(join(dir, `${name}.yaml`), podManifestYaml(name));

@@ -97,6 +97,12 @@ export class FilePodSource implements PodSource, StatusReporter {
   #seen = false;
   /** Seen only through the placeholder SET of a path unusable at the first scan: see {@link SourceStatus.provisional}. */
   #provisional = false;
+  /**
+   * Invalid manifests without a last good pod, in D4's `keep` mode: files that have not decoded since the source
+   * started. A handler may run such a file's pod from before a restart (last good pods live in memory only), so
+   * the source is provisional while there are any: a typo must not get that pod killed as an orphan (D18).
+   */
+  #neverDecoded = 0;
   #healthy = false;
   #pods = 0;
   #mode: Mode = 'unknown';
@@ -248,7 +254,7 @@ export class FilePodSource implements PodSource, StatusReporter {
   status(): SourceStatus {
     return {
       seen: this.#seen,
-      provisional: this.#provisional,
+      provisional: this.#provisional || this.#neverDecoded > 0,
       healthy: this.#healthy,
       pods: this.#pods,
       ...(this.#lastSuccessTime === undefined ? {} : { lastSuccessTime: this.#lastSuccessTime }),
@@ -285,6 +291,7 @@ export class FilePodSource implements PodSource, StatusReporter {
       this.#mode = 'missing';
       this.#healthy = true;
       this.#invalid = [];
+      this.#neverDecoded = 0;
       this.#shadowed = [];
       this.#duplicateUids = [];
       this.#ignored = 0;
@@ -333,6 +340,8 @@ export class FilePodSource implements PodSource, StatusReporter {
       this.#log[level]({ file, reason: item.reason }, SKIP_MESSAGES[item.reason]);
     }
     this.#invalid = set.invalid.map((i) => ({ file: i.file, error: reasonOf(i.error) }));
+    // In `drop` mode (the kubelet's) an invalid file has no pod by choice: nothing to hold for it.
+    this.#neverDecoded = this.#invalidManifest === 'keep' ? set.invalid.filter((i) => !i.kept).length : 0;
     this.#shadowed = set.shadowed.map((s) => ({ ...s }));
     this.#duplicateUids = set.duplicateUids.map((d) => ({ ...d }));
     this.#ignored = skipped.length;
