@@ -595,6 +595,13 @@ describe(HttpPodSource.name, () => {
       expect(source.status()).toMatchObject({ seen: true, provisional: false, healthy: true, pods: 0 });
     });
 
+    it('warns once when the URL answers 404 without pods to remove: a mistyped URL looks the same', async () => {
+      const server = await serve([reply(404), reply(404), ok(A)]);
+      const { source, logs } = makeSource(`${server.origin}/pods`);
+      expect((await first(source, 2)).map(names)).toEqual([[], ['a-node-a']]);
+      expect(logs.entries().filter((e) => e.msg === 'manifest URL not found (404): no http pods')).toMatchObject([{ level: 40, reason: 'not found' }]);
+    });
+
     it('sends configured headers in order, repeated names included', async () => {
       const server = await serve([ok(A)]);
       const { source } = makeSource(`${server.origin}/pods`, {

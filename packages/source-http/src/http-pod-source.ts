@@ -449,6 +449,9 @@ export class HttpPodSource implements PodSource, StatusReporter {
       this.#log.warn({ graceMs: 2 * this.#periodMs }, 'no definitive answer from the manifest URL yet, reporting no http pods');
     } else if (pods.size === 0 && removed > 0) {
       this.#log.warn({ reason, removed }, 'manifest URL serves no pods, removing the http pods');
+    } else if (reason === 'not found') {
+      // A definitive "no pods" (D9), yet as often a mistyped URL: worth an operator's look, once per change.
+      this.#log.warn({ reason }, 'manifest URL not found (404): no http pods');
     } else {
       this.#log.info({ pods: pods.size, reason }, 'manifest applied');
     }
