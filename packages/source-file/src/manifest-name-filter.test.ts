@@ -16,7 +16,7 @@ describe('manifestNameFilter', () => {
     const none = manifestNameFilter({ manifestFilter: 'none', extensions: undefined });
     for (const name of ['web.yaml~', 'web.yaml.swp', 'web.swx', 'web.yaml.bak', 'web.orig', 'web.tmp', 'web.yaml.dpkg-new',
       'web.yaml.dpkg-old', 'web.yaml.dpkg-dist', 'web.yaml.rpmnew', 'web.yaml.rpmsave', '4913', 'WEB.YAML.BAK',
-      '#web.yaml#', 'web.yaml___jb_tmp___', 'web.yaml___jb_old___']) {
+      '#web.yaml#', 'web.yaml___jb_tmp___', 'web.yaml___jb_old___', 'web.yaml.save', 'web.yaml.save.1', 'WEB.YAML.SAVE.12']) {
       expect(byDefault(name), name).toBe('editor-artefact');
       expect(none(name), name).toBeUndefined();
     }
@@ -34,7 +34,7 @@ describe('manifestNameFilter', () => {
 describe('isEditorArtefact', () => {
   it('does not match ordinary manifest names', () => {
     for (const name of ['web.yaml', 'web.json', 'kube-apiserver.yaml', 'backup', 'dpkg.yaml', '49130', 'web.yaml-bak',
-      '#web.yaml', 'web#', '#', '##']) {
+      '#web.yaml', 'web#', '#', '##', 'save', 'web.save.yaml', 'web.yaml.saved', 'web.yaml.save.x']) {
       expect(isEditorArtefact(name), name).toBe(false);
     }
   });

@@ -14,16 +14,20 @@ const DPKG_ARTEFACT = /\.dpkg-[^./]+$/; // .dpkg-new, .dpkg-old, .dpkg-dist, .dp
 const VIM_PROBE = '4913'; // vim writes and deletes this file to test that the directory is writable
 // Beyond D2's list: JetBrains IDEs' safe-write temporaries (`web.yaml___jb_tmp___`, `___jb_old___`).
 const JETBRAINS_ARTEFACT = /___jb_(tmp|old)___$/;
+// nano's emergency save of an unsaved buffer when it is killed (`web.yaml.save`, then `.save.1`, …).
+const NANO_EMERGENCY_SAVE = /\.save(\.\d+)?$/;
 
 /**
- * True for names that editors and package managers leave behind (decision D2), and emacs's auto-save
- * file `#web.yaml#` beyond D2's list: it holds the unsaved buffer, and `#` sorts before every letter, so
- * under D1 (the first file wins) it would replace the real manifest's pod while the edit is in progress.
+ * True for names that editors and package managers leave behind (decision D2), and beyond D2's list
+ * nano's emergency save `web.yaml.save` and emacs's auto-save file `#web.yaml#`: each holds an unsaved
+ * buffer, and as `#` sorts before every letter, emacs's would replace the real manifest's pod under D1
+ * (the first file wins) while the edit is in progress.
  */
 export function isEditorArtefact(name: string): boolean {
   const lower = name.toLowerCase();
   return lower === VIM_PROBE || ARTEFACT_SUFFIXES.some((s) => lower.endsWith(s)) || DPKG_ARTEFACT.test(lower)
-    || (lower.length > 2 && lower.startsWith('#') && lower.endsWith('#')) || JETBRAINS_ARTEFACT.test(lower);
+    || (lower.length > 2 && lower.startsWith('#') && lower.endsWith('#')) || JETBRAINS_ARTEFACT.test(lower)
+    || NANO_EMERGENCY_SAVE.test(lower);
 }
 
 /**
