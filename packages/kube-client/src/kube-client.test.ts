@@ -741,7 +741,10 @@ describe(KubeClient.name, () => {
       const s = await serve(hello, { cert: otherPki.server.cert, key: otherPki.server.key });
       const err = await failure(client(clusterConfig(s.url, { tls: { ca: pki.ca.cert, insecureSkipVerify: false } })).getJSON('/', q(), signal));
       expect(err.code).toBe('PODCONFIG_TLS');
-      expect(err.message).toMatch(new RegExp(`^TLS with ${s.url}/ failed \\(GET /\\): [A-Z_]+: `));
+      expect(err.message).toMatch(new RegExp(`^TLS with ${s.url}/ failed \\(GET /\\): [A-Z_]+: .+ \\(trusted: the certificate-authority of test\\)$`));
+      // Without a CA of its own the client trusts Node's roots, and says so.
+      const roots = await failure(client(clusterConfig(s.url)).getJSON('/', q(), signal));
+      expect(roots.message).toMatch(/ \(trusted: Node\.js's default root CAs \(test names no certificate-authority\)\)$/);
     });
 
     it('skips verification only with insecure-skip-tls-verify, and warns once (with the config warnings)', async () => {
@@ -767,6 +770,7 @@ describe(KubeClient.name, () => {
       const err = await failure(bad.getJSON('/', q(), signal));
       expect(err.code).toBe('PODCONFIG_TLS');
       expect(err.message).toContain('ERR_TLS_CERT_ALTNAME_INVALID');
+      expect(err.message).not.toContain('trusted:'); // a name, not the CA, is wrong
     });
 
     it('sends tls-server-name, not the host name of the server URL, as SNI and checks the certificate against it', async () => {

@@ -87,6 +87,8 @@ export class KubeClient {
   readonly #pool: ConnectionPool | undefined;
   readonly #base: string;
   readonly #server: string;
+  /** Which CAs verify the server, for a TLS error's message. */
+  readonly #trusted: string;
   readonly #staticHeaders: Record<string, string | string[]>;
   readonly #timeoutMs: number;
   readonly #maxResponseBytes: number;
@@ -108,6 +110,9 @@ export class KubeClient {
     }
     this.#o = options;
     this.#server = safeUrl(config.server);
+    this.#trusted = config.tls.ca === undefined
+      ? `Node.js's default root CAs (${config.source} names no certificate-authority)`
+      : `the certificate-authority of ${config.source}`;
     this.#log = options.logger.child({ component: 'kube.client', server: this.#server });
     this.#clock = options.clock ?? systemClock;
     this.#limiter = new TokenBucket({ qps: options.qps ?? 50, burst: options.burst ?? 100, clock: this.#clock });
@@ -155,7 +160,7 @@ export class KubeClient {
         body.on('error', noop);
         body.destroy();
       },
-      readError: (err) => transportError(err, describe, this.#server),
+      readError: (err) => transportError(err, describe, this.#server, this.#trusted),
       describe,
       signal,
       scanHeads: options.scanHeads === true,
@@ -279,7 +284,7 @@ export class KubeClient {
       } catch (err: unknown) {
         if (signal.aborted) throw err;
         // After a redirect the failing server is the hop's (its certificate, say), not the configured one.
-        throw transportError(err, describe, redirects === 0 ? this.#server : safeUrl(target));
+        throw transportError(err, describe, redirects === 0 ? this.#server : safeUrl(target), this.#trusted);
       }
       this.#log.trace({ method: hopMethod, path: describe.slice(method.length + 1), statusCode: res.statusCode }, 'response');
       const location = res.headers.location;
@@ -372,7 +377,7 @@ export class KubeClient {
       }
     } catch (err: unknown) {
       if (signal.aborted || PodConfigError.is(err)) throw err;
-      throw transportError(err, describe, this.#server);
+      throw transportError(err, describe, this.#server, this.#trusted);
     } finally {
       clearDeadline();
     }

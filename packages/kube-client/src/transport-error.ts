@@ -31,6 +31,17 @@ function errorCode(err: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/** Verification results that say the chain does not lead to a trusted CA (not a name, a date or a handshake). */
+const UNTRUSTED_CODES: ReadonlySet<string> = new Set([
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+]);
+
 /** The first error in the `cause` chain whose code marks a TLS failure. */
 function tlsFailure(err: unknown): Error | undefined {
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
@@ -46,13 +57,17 @@ function tlsFailure(err: unknown): Error | undefined {
  *   refused): `PODCONFIG_TLS`, naming the server and the reason;
  * - everything else (refused, reset, closed, timeouts, DNS): `PODCONFIG_SOURCE_UNAVAILABLE`.
  * Both are retryable: the reflector backs off and tries again (decision D11).
- * `server` is already safe to print (`safeUrl`); undici and OpenSSL messages hold no credentials.
+ * `server` is already safe to print (`safeUrl`); undici and OpenSSL messages hold no credentials. `trusted`
+ * says which CAs were trusted (`the certificate-authority of kubeconfig:/etc/kubeconfig#ctx`): added when the
+ * chain leads to none of them, where an operator looks first.
  */
-export function transportError(err: unknown, describe: string, server: string): PodConfigError {
+export function transportError(err: unknown, describe: string, server: string, trusted?: string): PodConfigError {
   if (PodConfigError.is(err)) return err;
   const tls = tlsFailure(err);
   if (tls !== undefined) {
-    return new PodConfigError('PODCONFIG_TLS', `TLS with ${server} failed (${describe}): ${errorCode(tls)}: ${tls.message}`, {
+    const code = errorCode(tls);
+    const hint = trusted !== undefined && code !== undefined && UNTRUSTED_CODES.has(code) ? ` (trusted: ${trusted})` : '';
+    return new PodConfigError('PODCONFIG_TLS', `TLS with ${server} failed (${describe}): ${code}: ${tls.message}${hint}`, {
       cause: err,
       retryable: true,
     });
