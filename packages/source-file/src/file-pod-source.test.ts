@@ -60,6 +60,7 @@ function logRecorder(): LogRecorder {
   };
 }
 
+const INFO = 30;
 const WARN = 40;
 /** The scan after the watcher became ready: from here on, every change produces a watch event. */
 const watchArmed = (l: LogLine): boolean => l.msg === 'manifest path scanned' && l.reason === 'watch-armed';
@@ -228,7 +229,7 @@ describe(FilePodSource.name, () => {
       expect(source.status().details).toMatchObject({ mode: 'directory', ignored: 1, invalid: [] });
     });
 
-    it('logs a skipped dot-file at trace and other skipped entries at debug', async () => {
+    it('logs a skipped dot-file at trace and a name the filters refused at info', async () => {
       const dir = await makeDir();
       await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
       await writeFile(join(dir, '.hidden.yaml'), podManifestYaml('hidden'));
@@ -236,7 +237,7 @@ describe(FilePodSource.name, () => {
       const { run, log } = start({ path: dir });
       expect(keys(await run.next())).toEqual([key('a')]);
       expect(msgs(log.lines, 'ignoring dot-file')).toMatchObject([{ level: 10, file: join(dir, '.hidden.yaml'), reason: 'dot-file' }]);
-      expect(msgs(log.lines, 'ignoring editor artefact')).toMatchObject([{ level: 20, file: join(dir, 'a.yaml.bak') }]);
+      expect(msgs(log.lines, 'ignoring editor artefact')).toMatchObject([{ level: INFO, file: join(dir, 'a.yaml.bak') }]);
     });
 
     it('hashes the absolute file path into the UID, so a relative path gives the same UIDs (spec §1.3, D6)', async () => {
@@ -844,6 +845,32 @@ describe(FilePodSource.name, () => {
       expect(lastError).toMatchObject({ code: 'PODCONFIG_MANIFEST_INVALID', message: `${join(dir, 'c.yaml')}: dangling symlink` });
     });
 
+    it('names the ignored entries an operator may have meant as manifests, and logs a filtered name once at info', async () => {
+      const dir = await makeDir();
+      await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
+      await writeFile(join(dir, 'a.yaml.bak'), podManifestYaml('a'));
+      await writeFile(join(dir, 'b.txt'), podManifestYaml('b'));
+      await writeFile(join(dir, '.hidden.yaml'), podManifestYaml('hidden'));
+      await mkdir(join(dir, 'sub.yaml'));
+      const { run, source, log } = start({ path: dir, extensions: ['.yaml', '.bak'], periodMs: 50 });
+      expect(keys(await run.next())).toEqual([key('a')]);
+      expect(source.status().details).toMatchObject({
+        ignored: 4,
+        ignoredFiles: [
+          { file: join(dir, 'a.yaml.bak'), reason: 'editor-artefact' },
+          { file: join(dir, 'b.txt'), reason: 'extension' },
+          { file: join(dir, 'sub.yaml'), reason: 'directory' },
+        ],
+      });
+      void run.iterator.next(); // resumes the source: later scans change nothing, and log nothing again
+      await log.waitFor((l) => l.msg === 'manifest path scanned' && l.reason === 'period');
+      const infos = log.lines.filter((l) => l.level === INFO && String(l.msg).startsWith('ignoring'));
+      expect(infos.map((l) => [l.msg, l.file])).toEqual([
+        ['ignoring editor artefact', join(dir, 'a.yaml.bak')],
+        ['ignoring file: extension not allowed', join(dir, 'b.txt')],
+      ]);
+    });
+
     it('reports no ignored entries once the path is gone', async () => {
       const dir = await manifestsDirWithA();
       await writeFile(join(dir, '.hidden.yaml'), podManifestYaml('hidden'));
@@ -852,7 +879,7 @@ describe(FilePodSource.name, () => {
       expect(source.status().details).toMatchObject({ ignored: 1 });
       await rm(dir, { recursive: true });
       expect((await run.next()).pods.size).toBe(0);
-      expect(source.status().details).toMatchObject({ mode: 'missing', ignored: 0, invalid: [], shadowed: [] });
+      expect(source.status().details).toMatchObject({ mode: 'missing', ignored: 0, ignoredFiles: [], invalid: [], shadowed: [] });
     });
 
     it('forgets the last good pods when the path goes: a manifest invalid in the new directory keeps none (D4, D5)', async () => {

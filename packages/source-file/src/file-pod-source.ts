@@ -66,6 +66,9 @@ const MAX_MANIFESTS = 10_000;
 const WATCH_RETRY = { initialMs: 1_000, maxMs: 20_000, resetAfterMs: 40_000 } as const; // kubelet file_linux.go
 const MAX_DEBOUNCE_FACTOR = 10;
 
+/** `details.ignoredFiles` lists this many entries at most (`ignored` counts them all). */
+const MAX_LISTED_IGNORED = 50;
+
 const SKIP_MESSAGES: Readonly<Record<IgnoreReason | 'directory' | 'not-regular', string>> = {
   'dot-file': 'ignoring dot-file',
   'editor-artefact': 'ignoring editor artefact',
@@ -112,6 +115,8 @@ export class FilePodSource implements PodSource, StatusReporter {
   #shadowed: { file: string; shadowedBy: string; pod: string }[] = [];
   #duplicateUids: { file: string; uid: string; firstFile: string }[] = [];
   #ignored = 0;
+  /** The entries not read that an operator may have meant as manifests (not dot-files), at most MAX_LISTED_IGNORED. */
+  #ignoredFiles: { file: string; reason: string }[] = [];
   #watchState: 'none' | 'active' | 'retrying' = 'none';
   readonly #counters = { scans: 0, sets: 0, errors: 0, invalid_files: 0, shadowed_files: 0, watch_errors: 0 };
 
@@ -267,6 +272,7 @@ export class FilePodSource implements PodSource, StatusReporter {
         shadowed: this.#shadowed.map((s) => ({ ...s })),
         duplicateUids: this.#duplicateUids.map((d) => ({ ...d })),
         ignored: this.#ignored,
+        ignoredFiles: this.#ignoredFiles.map((e) => ({ ...e })),
         watch: this.#watchState,
       },
     };
@@ -295,6 +301,7 @@ export class FilePodSource implements PodSource, StatusReporter {
       this.#shadowed = [];
       this.#duplicateUids = [];
       this.#ignored = 0;
+      this.#ignoredFiles = [];
       this.#invalidSeen.update(new Map());
       this.#shadowedSeen.update(new Map());
       this.#duplicateUidsSeen.update(new Map());
@@ -336,7 +343,9 @@ export class FilePodSource implements PodSource, StatusReporter {
     for (const file of this.#skippedSeen.update(new Map(skipped.map((e) => [e.file, e.reason])))) {
       const item = skipped.find((e) => e.file === file);
       if (item === undefined) continue;
-      const level = item.reason === 'dot-file' ? 'trace' : 'debug';
+      // A name the filters refused may be a manifest an operator meant (the kubelet reads `web.yaml.bak`): said
+      // once at info. Dot-files (never read, as by the kubelet) and sub-directories are routine.
+      const level = item.reason === 'dot-file' ? 'trace' : item.reason === 'editor-artefact' || item.reason === 'extension' ? 'info' : 'debug';
       this.#log[level]({ file, reason: item.reason }, SKIP_MESSAGES[item.reason]);
     }
     this.#invalid = set.invalid.map((i) => ({ file: i.file, error: reasonOf(i.error) }));
@@ -345,6 +354,7 @@ export class FilePodSource implements PodSource, StatusReporter {
     this.#shadowed = set.shadowed.map((s) => ({ ...s }));
     this.#duplicateUids = set.duplicateUids.map((d) => ({ ...d }));
     this.#ignored = skipped.length;
+    this.#ignoredFiles = skipped.filter((e) => e.reason !== 'dot-file').slice(0, MAX_LISTED_IGNORED).map((e) => ({ file: e.file, reason: e.reason }));
     this.#healthy = set.invalid.length === 0;
   }
 
