@@ -11,7 +11,7 @@ describe(AcceptedPodIndex.name, () => {
     const sets = vi.spyOn(Map.prototype, 'set');
     const entriesFor = (snapshot: PodSnapshot): number => {
       sets.mockClear();
-      const change = new AcceptedPodIndex().rebuild(snapshot);
+      const change = new AcceptedPodIndex().rebuild(snapshot, undefined);
       expect(change).toMatchObject({ drops: [], everyKey: true });
       return sets.mock.calls.length;
     };

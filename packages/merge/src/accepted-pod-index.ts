@@ -146,8 +146,6 @@ export class AcceptedPodIndex {
    * snapshot when a key that is not its pod's own joins.
    */
   #names: Groups | undefined = new Map();
-  /** The snapshot the index was last built or moved to: where #names is built from. */
-  #snapshot: PodSnapshot | undefined;
   /** Full name → the winning key (stage 1), for full names of several keys (see winnerOf). */
   #nameWinners = new Map<string, string>();
   /** UID → the stage-1 winners with that UID. */
@@ -167,14 +165,16 @@ export class AcceptedPodIndex {
     return this.#dropped.size;
   }
 
-  /** Recomputes everything for `next`, keeping incumbents. O(N). */
-  rebuild(next: PodSnapshot): IndexChange {
+  /**
+   * Recomputes everything for `next`, keeping incumbents. O(N). `previous`: the snapshot the index was
+   * last built or moved to (undefined for the first), where the incumbents are read when no map of full
+   * names was kept.
+   */
+  rebuild(next: PodSnapshot, previous: PodSnapshot | undefined): IndexChange {
     const own = this.#rebuildOwnKeys(next);
     let change = typeof own === 'object' ? own : undefined;
     if (own === 'other key') change = this.#rebuildUnique(next);
-    change ??= this.#rebuildGrouped(next);
-    this.#snapshot = next;
-    return change;
+    return change ?? this.#rebuildGrouped(next, previous);
   }
 
   /**
@@ -230,7 +230,7 @@ export class AcceptedPodIndex {
     return { uids: changed, drops: [], read: NOTHING_READ, everyKey: true };
   }
 
-  #rebuildGrouped(next: PodSnapshot): IndexChange {
+  #rebuildGrouped(next: PodSnapshot, previous: PodSnapshot | undefined): IndexChange {
     const names: Groups = new Map();
     // Each key's UID, read once: the snapshot's lookups cost more than a Map's.
     const uidOf = new Map<string, string>();
@@ -242,7 +242,7 @@ export class AcceptedPodIndex {
     const nameWinners = new Map<string, string>();
     const uids: Groups = new Map();
     // Who won before: O(N) to build when it was left to the snapshot, as this whole rebuild is.
-    const before: Groups = this.#names ?? (this.#snapshot === undefined ? new Map<string, string>() : ownNames(this.#snapshot));
+    const before: Groups = this.#names ?? (previous === undefined ? new Map<string, string>() : ownNames(previous));
     for (const [name, keys] of names) {
       const winner = pick(keys, winnerOf(before, this.#nameWinners, name));
       if (winner === undefined) continue;
@@ -279,7 +279,6 @@ export class AcceptedPodIndex {
    * that may differ between them. Touches only those keys and the groups they are in.
    */
   apply(base: PodSnapshot, next: PodSnapshot, keys: Iterable<string>): IndexChange {
-    this.#snapshot = next;
     const before = new Map<string, Drop | undefined>();
     const touch = (key: string): void => {
       if (!before.has(key)) before.set(key, this.#dropped.get(key));

@@ -99,7 +99,7 @@ export class PodMerger {
     }
     const base = state.snapshot;
     const delta = changes !== undefined && base !== undefined && changes.base === base;
-    const change = delta ? state.index.apply(base, next, changes.keys) : state.index.rebuild(next);
+    const change = delta ? state.index.apply(base, next, changes.keys) : state.index.rebuild(next, base);
     state.snapshot = next;
     state.merges++;
     if (delta) state.deltaMerges++;
