@@ -7,11 +7,12 @@ describe(AgentMetrics.name, () => {
   it('exports source, merger and handler metrics under podconfig_*', async () => {
     const metrics = new AgentMetrics({ collectDefault: false });
     let errors = 2;
+    let provisional = true;
     const source: PodSource & StatusReporter = {
       name: 'file',
       async *updates() { yield { source: 'file', op: 'SET', pods: PodSnapshot.empty }; },
       status: (): SourceStatus => ({
-        seen: true, healthy: false, pods: 3, lastSuccessTime: new Date(1_700_000_000_000),
+        seen: true, provisional, healthy: false, pods: 3, lastSuccessTime: new Date(1_700_000_000_000),
         counters: { errors, scans: 7 }, details: {},
       }),
     };
@@ -24,6 +25,7 @@ describe(AgentMetrics.name, () => {
     expect(text).toContain('podconfig_source_pods{source="file"} 3');
     expect(text).toContain('podconfig_source_ready{source="file"} 1');
     expect(text).toContain('podconfig_source_healthy{source="file"} 0');
+    expect(text).toContain('podconfig_source_provisional{source="file"} 1');
     expect(text).toContain('podconfig_source_last_success_timestamp_seconds{source="file"} 1700000000');
     expect(text).toContain('podconfig_source_events_total{source="file",event="errors"} 2');
     expect(text).toContain('podconfig_merger_operations_total{op="ADD",source="file"} 1');
@@ -32,7 +34,10 @@ describe(AgentMetrics.name, () => {
     expect(text).toContain('podconfig_handler_call_duration_seconds_count{handler="log",call="create"} 1');
     // Counters read from status() are monotonic across scrapes.
     errors = 5;
-    expect(await metrics.registry.metrics()).toContain('podconfig_source_events_total{source="file",event="errors"} 5');
+    provisional = false;
+    const later = await metrics.registry.metrics();
+    expect(later).toContain('podconfig_source_events_total{source="file",event="errors"} 5');
+    expect(later).toContain('podconfig_source_provisional{source="file"} 0');
   });
 
   it('exports podconfig_source_sets_total at 0 for a source that has not delivered yet', async () => {

@@ -56,6 +56,12 @@ export class AgentMetrics {
       collect() { for (const [source, fn] of statusFns) this.set({ source }, fn().healthy ? 1 : 0); },
     });
     new Gauge({
+      name: 'podconfig_source_provisional',
+      help: '1 while the source\'s answer is not definitive (a grace SET, a path unusable since start, a manifest not decoded since start): orphan kills are held.',
+      labelNames: ['source'], registers,
+      collect() { for (const [source, fn] of statusFns) this.set({ source }, fn().provisional === true ? 1 : 0); },
+    });
+    new Gauge({
       name: 'podconfig_source_last_success_timestamp_seconds', help: 'When each source last succeeded (Unix time).', labelNames: ['source'], registers,
       collect() {
         for (const [source, fn] of statusFns) {

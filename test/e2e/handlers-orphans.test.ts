@@ -168,6 +168,23 @@ describe('podconfig-agent orphan clean-up (handler listPods)', () => {
     expect(lines.some((l) => l['call'] === 'create' && l['pod'] === `default/web-${NODE}`)).toBe(true);
   });
 
+  it('does not hold orphan kills for an invalid file that never defined a pod (notes beside the manifests)', async () => {
+    // From an earlier life the handler runs web and ghost; ghost's manifest was deleted, and a note lies beside web's.
+    await writeFile(podsFile, JSON.stringify([{ namespace: 'default', name: `web-${NODE}` }, { uid: 'ghost-uid', namespace: 'default', name: 'ghost' }]));
+    await writeFile(join(manifests, 'web.yaml'), podManifestYaml('web'));
+    await writeFile(join(manifests, 'NOTES.txt'), 'web is the node\'s proxy; ask the platform team before editing\n');
+    const config = await writeConfig(undefined, ['fileCheckFrequency: 1s', 'syncFrequency: 1s']);
+    agent = await AgentProcess.start(['--node-name', NODE, '--config', config], { cwd: tmp.path });
+    const a = agent;
+    const kill = await eventually(async () => (await jsonLines(rec)).find((l) => l['call'] === 'kill'), 20_000, 'orphan killed');
+    expect(kill).toMatchObject({ pod: 'default/ghost', uid: 'ghost-uid', reason: 'orphaned' });
+    const sources = await a.getJSON<{ sources: { name: string; provisional?: boolean; healthy: boolean; details: { invalid: { file: string }[]; holdingOrphanKills: string[] } }[] }>('/sources');
+    expect(sources.sources.find((s) => s.name === 'file')).toMatchObject({
+      provisional: false, healthy: false, details: { invalid: [{ file: join(manifests, 'NOTES.txt') }], holdingOrphanKills: [] },
+    });
+    expect(a.logs.some((l) => l.msg === 'orphan kills held: a source may still want these pods (no definitive answer yet, or a manifest that has not decoded since start)')).toBe(false);
+  });
+
   it('holds orphan kills while the manifest path has been unusable since start: its pods may be in it (D18)', async () => {
     // From an earlier life the handler runs web, whose manifest is in the directory, and ghost, which nobody wants...
     await writeFile(podsFile, JSON.stringify([{ namespace: 'default', name: `web-${NODE}` }, { uid: 'ghost-uid', namespace: 'default', name: 'ghost' }]));

@@ -45,6 +45,16 @@ function checkObject(value: JsonObject, type: string, path: string, problems: st
   }
 }
 
+/**
+ * For a string field that got a boolean or a number: YAML's unquoted `yes`, `n`, `on`, `8080` are not strings
+ * (go-yaml v2 reads the YAML 1.1 booleans), which surprises people writing label values and env values.
+ */
+function quoteHint(value: unknown): string {
+  if (typeof value === 'boolean') return ' (unquoted, true, false, yes, no, on, off, y and n are booleans in YAML: quote the value)';
+  if (typeof value === 'number') return ' (an unquoted number is a number in YAML: quote the value)';
+  return '';
+}
+
 /** Checks one value; returns it, or its replacement (a number quantity becomes a string). */
 function checkValue(value: unknown, code: string, path: string, problems: string[]): unknown {
   if (code.startsWith('[]')) {
@@ -66,7 +76,7 @@ function checkValue(value: unknown, code: string, path: string, problems: string
   switch (code) {
     case 's':
     case 't':
-      return typeof value === 'string' ? value : fail(problems, `${path}: must be a string, got ${jsonTypeName(value)}`, value);
+      return typeof value === 'string' ? value : fail(problems, `${path}: must be a string, got ${jsonTypeName(value)}${quoteHint(value)}`, value);
     case 'i':
       return Number.isSafeInteger(value) ? value : fail(problems, `${path}: must be an integer, got ${describeNumberish(value)}`, value);
     case 'n':

@@ -416,6 +416,36 @@ describe(decodeFilePod.name, () => {
       expect(err.message).not.toContain('12345');
     });
 
+    it('hints at quoting when a string field got a YAML boolean or number', () => {
+      const err = rejection(() => decodeFilePod(podManifestYaml('web').replace('metadata:\n', 'metadata:\n  labels: {canary: yes, port: 8080}\n'), file('/m/web.yaml')));
+      expect(err.reason).toContain('metadata.labels["canary"]: must be a string, got boolean (unquoted, true, false, yes, no, on, off, y and n are booleans in YAML: quote the value)');
+      expect(err.reason).toContain('metadata.labels["port"]: must be a string, got number (an unquoted number is a number in YAML: quote the value)');
+    });
+
+    it('says which rejections may be of a Pod manifest with a mistake in it (mayDefinePod)', () => {
+      const mayDefinePod = (text: string | Uint8Array): boolean => rejection(() => decodeFilePod(text, file('/m/x.yaml'))).mayDefinePod;
+      // A Pod's manifest with a typo, a bad value, broken YAML or JSON, a mistyped kind or apiVersion field.
+      expect(mayDefinePod(`${podManifestYaml('web')}  restartPolicyy: Always\n`)).toBe(true);
+      expect(mayDefinePod(withExtra('    env: [{name: A, value: 1}]'))).toBe(true);
+      expect(mayDefinePod(podManifestYaml('web').replace('image: ', 'image: ['))).toBe(true);
+      expect(mayDefinePod('{"apiVersion": "v1", "kind": "Pod",}')).toBe(true);
+      expect(mayDefinePod(podManifestYaml('web').replace('apiVersion: v1', 'apiVersion: v2'))).toBe(true);
+      expect(mayDefinePod(podManifestYaml('web').replace('apiVersion: v1\n', ''))).toBe(true);
+      expect(mayDefinePod(podManifestYaml('web').replace('kind: Pod', 'kindd: Pod'))).toBe(true);
+      expect(mayDefinePod(podManifestYaml('web').replace('  name: web\n', ''))).toBe(true);
+      // What never defined a pod: notes, empty files, comments, lists, other kinds, binary data.
+      expect(mayDefinePod('notes about this directory\n')).toBe(false);
+      expect(mayDefinePod('')).toBe(false);
+      expect(mayDefinePod('# only a comment\n')).toBe(false);
+      expect(mayDefinePod('- a\n- b\n')).toBe(false);
+      expect(mayDefinePod('apiVersion: v1\nkind: PodList\nitems: []\n')).toBe(false);
+      expect(mayDefinePod('apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n')).toBe(false);
+      expect(mayDefinePod('kind: Deployment\nmetadata: {name: x}\n')).toBe(false);
+      expect(mayDefinePod('settings: {a: 1}\n')).toBe(false);
+      expect(mayDefinePod(new Uint8Array([0x6b, 0x00, 0x01]))).toBe(false);
+      expect(mayDefinePod(new Uint8Array(MAX_MANIFEST_BYTES + 1).fill(0x20))).toBe(false);
+    });
+
     it('rejects malformed quantities', () => {
       const err = rejection(() => decodeFilePod(withExtra('    resources: {limits: {memory: 100MB}}'), file('/m/web.yaml')));
       expect(err.reason).toMatch(/spec\.containers\[0\]\.resources\.limits\["memory"\]: quantities must match/);

@@ -4,7 +4,7 @@ import { decodePod } from './decode-pod.js';
 import type { DecodeOptions } from './manifest-origin.js';
 import { parseManifestDocument } from './parse-manifest-document.js';
 import type { ParsedManifest } from './parsed-manifest.js';
-import { reject } from './rejection.js';
+import { reject, Rejection } from './rejection.js';
 import { describeTypeMeta, typeMeta } from './type-meta.js';
 import { withOrigin } from './with-origin.js';
 
@@ -20,7 +20,9 @@ export function decodeFilePod(data: Uint8Array | string | ParsedManifest, option
     const object = parseManifestDocument(data);
     const meta = typeMeta(object);
     if (meta.kind !== 'Pod' || meta.apiVersion !== 'v1') {
-      reject(`couldn't parse as pod: got ${describeTypeMeta(meta)}; a file holds exactly one v1 Pod`);
+      const reason = `couldn't parse as pod: got ${describeTypeMeta(meta)}; a file holds exactly one v1 Pod`;
+      // A Pod of a mistyped apiVersion is a Pod's manifest with a mistake; a PodList or a Deployment never ran here.
+      throw new Rejection('PODCONFIG_MANIFEST_INVALID', reason, { mayDefinePod: meta.kind === 'Pod' });
     }
     const problems = checkPodSchema(object, 'Pod');
     if (problems.length > 0) reject(`strict decoding error: ${problems.join('; ')}`);

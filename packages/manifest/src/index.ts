@@ -4,6 +4,7 @@ export { ManifestInvalidError } from './manifest-invalid-error.js';
 export type { ManifestInvalidCode } from './manifest-invalid-error.js';
 export { decodeFilePod } from './decode-file-pod.js';
 export { decodeHttpPods } from './decode-http-pods.js';
+export { hasLaterYamlDocuments } from './later-yaml-documents.js';
 export { readManifestFile } from './read-manifest-file.js';
 export { computePodUid } from './compute-pod-uid.js';
 export { parseGoYaml, GoYamlError } from './go-yaml.js';

@@ -2,7 +2,7 @@ import { GoYamlError, parseGoYaml } from './go-yaml.js';
 import { isJsonObject, jsonTypeName, type JsonObject } from './json-object.js';
 import { MAX_MANIFEST_BYTES } from './max-manifest-bytes.js';
 import { ParsedManifest } from './parsed-manifest.js';
-import { reject } from './rejection.js';
+import { reject, rejectNotAPod } from './rejection.js';
 
 /** Nesting deeper than this is no Pod (the schema is about 15 levels deep). */
 const MAX_DEPTH = 64;
@@ -18,18 +18,18 @@ export function parseManifestDocument(data: Uint8Array | string | ParsedManifest
   if (data instanceof ParsedManifest) return data.value();
   const size = typeof data === 'string' ? Buffer.byteLength(data, 'utf8') : data.byteLength;
   if (size > MAX_MANIFEST_BYTES) {
-    reject(`manifest is ${size} bytes, more than the limit of ${MAX_MANIFEST_BYTES} bytes`, 'PODCONFIG_MANIFEST_TOO_LARGE');
+    rejectNotAPod(`manifest is ${size} bytes, more than the limit of ${MAX_MANIFEST_BYTES} bytes`, 'PODCONFIG_MANIFEST_TOO_LARGE');
   }
   const text = typeof data === 'string' ? data.replace(/^\uFEFF/, '') : decodeText(data);
   // eslint-disable-next-line no-control-regex -- looking for exactly these
   if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(text)) {
-    reject('manifest contains control characters: binary data, not YAML or JSON');
+    rejectNotAPod('manifest contains control characters: binary data, not YAML or JSON');
   }
-  if (text.trim() === '') reject('manifest is empty');
+  if (text.trim() === '') rejectNotAPod('manifest is empty');
 
   const value = /^\s*\{/.test(text) ? parseJson(text) : parseFirstYamlDocument(text);
-  if (value === null || value === undefined) reject('manifest is empty (the first YAML document has no content)');
-  if (!isJsonObject(value)) reject(`manifest is not a mapping: the document is ${describeNode(value)}`);
+  if (value === null || value === undefined) rejectNotAPod('manifest is empty (the first YAML document has no content)');
+  if (!isJsonObject(value)) rejectNotAPod(`manifest is not a mapping: the document is ${describeNode(value)}`);
   return toJsonObject(value, undefined, 0);
 }
 
@@ -37,7 +37,7 @@ function decodeText(bytes: Uint8Array): string {
   try {
     return utf8.decode(bytes);
   } catch {
-    return reject('manifest is not valid UTF-8 text: binary data, not YAML or JSON');
+    return rejectNotAPod('manifest is not valid UTF-8 text: binary data, not YAML or JSON');
   }
 }
 

@@ -77,8 +77,23 @@ describe(parseManifestOffThread.name, () => {
     expect(offThread).toBeInstanceOf(ManifestInvalidError);
     expect((offThread as Error).message).toMatch(/^https:\/\/h\.example\/pods\?…: invalid YAML at line \d+, column 1: Map keys must be unique$/);
     expect(() => decodeHttpPods(repeated, http)).toThrow((offThread as Error).message);
+    expect((offThread as ManifestInvalidError).mayDefinePod).toBe(true);
     // A file manifest goes through the same step (a PodList is no file pod).
     expect(() => decodeFilePod(parsed, { nodeName: 'node-a', origin: { kind: 'file', path: '/m/big.yaml' } })).toThrow('/m/big.yaml: invalid YAML');
+  });
+
+  it('carries back that a rejection cannot be of a pod (a large list of scalars)', async () => {
+    const list = Buffer.from(`- ${'x'.repeat(OFF_THREAD_MIN_BYTES)}\n`);
+    const parsed = await parseManifestOffThread(list);
+    expect(parsed).not.toBeInstanceOf(Uint8Array);
+    try {
+      decodeFilePod(parsed, { nodeName: 'node-a', origin: { kind: 'file', path: '/m/list.yaml' } });
+      expect.unreachable('a list is no pod');
+    } catch (err: unknown) {
+      expect(err).toBeInstanceOf(ManifestInvalidError);
+      expect((err as ManifestInvalidError).reason).toContain('not a mapping');
+      expect((err as ManifestInvalidError).mayDefinePod).toBe(false);
+    }
   });
 
   it('runs in a process started with flags Node.js refuses in a worker (--max-old-space-size, --title)', async () => {

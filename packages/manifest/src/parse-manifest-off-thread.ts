@@ -67,7 +67,7 @@ class YamlWorker {
     worker.on('message', (answer: YamlWorkerAnswer) => {
       const pending = this.#settle(answer.id);
       if ('json' in answer) pending?.resolve(ParsedManifest.document(answer.json));
-      else if ('code' in answer) pending?.resolve(ParsedManifest.rejected(answer.code, answer.reason));
+      else if ('code' in answer) pending?.resolve(ParsedManifest.rejected(answer.code, answer.reason, answer.mayDefinePod));
       else pending?.resolve(undefined);
     });
     // A worker that fails or exits leaves its requests to the caller's thread (undefined: parse it there).

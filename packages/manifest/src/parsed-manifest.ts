@@ -1,6 +1,12 @@
 import type { JsonObject } from './json-object.js';
 import type { ManifestInvalidCode } from './manifest-invalid-error.js';
-import { reject } from './rejection.js';
+import { Rejection } from './rejection.js';
+
+interface ParseRejection {
+  readonly code: ManifestInvalidCode;
+  readonly reason: string;
+  readonly mayDefinePod: boolean;
+}
 
 /**
  * A manifest whose first document was already parsed, off the event loop ({@link parseManifestOffThread}):
@@ -9,9 +15,9 @@ import { reject } from './rejection.js';
  */
 export class ParsedManifest {
   readonly #json: string | undefined;
-  readonly #rejection: { readonly code: ManifestInvalidCode; readonly reason: string } | undefined;
+  readonly #rejection: ParseRejection | undefined;
 
-  private constructor(json: string | undefined, rejection: { readonly code: ManifestInvalidCode; readonly reason: string } | undefined) {
+  private constructor(json: string | undefined, rejection: ParseRejection | undefined) {
     this.#json = json;
     this.#rejection = rejection;
   }
@@ -20,13 +26,14 @@ export class ParsedManifest {
     return new ParsedManifest(json, undefined);
   }
 
-  static rejected(code: ManifestInvalidCode, reason: string): ParsedManifest {
-    return new ParsedManifest(undefined, { code, reason });
+  static rejected(code: ManifestInvalidCode, reason: string, mayDefinePod: boolean): ParsedManifest {
+    return new ParsedManifest(undefined, { code, reason, mayDefinePod });
   }
 
   /** The parsed document, or the parse's rejection thrown again (a `Rejection`, for the pipeline to name the origin). */
   value(): JsonObject {
-    if (this.#rejection !== undefined) reject(this.#rejection.reason, this.#rejection.code);
+    const rejection = this.#rejection;
+    if (rejection !== undefined) throw new Rejection(rejection.code, rejection.reason, { mayDefinePod: rejection.mayDefinePod });
     return JSON.parse(this.#json ?? '{}') as JsonObject;
   }
 }

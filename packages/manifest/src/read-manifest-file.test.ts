@@ -79,6 +79,8 @@ describe(readManifestFile.name, () => {
     expect(err.code).toBe('PODCONFIG_MANIFEST_TOO_LARGE');
     expect(err.origin).toBe(path);
     expect(err.message).toBe(`${path}: file is larger than the limit of ${MAX_MANIFEST_BYTES} bytes`);
+    // No pod's manifest is that large: a file source holds no orphan kills for it.
+    expect(err.mayDefinePod).toBe(false);
   });
 
   it('stops reading at the cap instead of reading everything (an endless file)', async () => {

@@ -54,7 +54,7 @@ async function readRest(fd: number, first: Buffer, path: string, signal: AbortSi
     const bytesRead = await readChunk(fd, chunk, path);
     total += bytesRead;
     if (total > MAX_MANIFEST_BYTES) {
-      throw new ManifestInvalidError('PODCONFIG_MANIFEST_TOO_LARGE', path, `file is larger than the limit of ${MAX_MANIFEST_BYTES} bytes`);
+      throw new ManifestInvalidError('PODCONFIG_MANIFEST_TOO_LARGE', path, `file is larger than the limit of ${MAX_MANIFEST_BYTES} bytes`, { mayDefinePod: false });
     }
     chunks.push(chunk.subarray(0, bytesRead));
     if (bytesRead < CHUNK_BYTES) return Buffer.concat(chunks, total);

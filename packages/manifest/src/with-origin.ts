@@ -8,7 +8,7 @@ export function withOrigin<T>(origin: ManifestOrigin, run: () => T): T {
   try {
     return run();
   } catch (err: unknown) {
-    if (err instanceof Rejection) throw new ManifestInvalidError(err.code, describeOrigin(origin), err.message);
+    if (err instanceof Rejection) throw new ManifestInvalidError(err.code, describeOrigin(origin), err.message, { mayDefinePod: err.mayDefinePod });
     throw new ManifestInvalidError('PODCONFIG_MANIFEST_INVALID', describeOrigin(origin), `internal error while decoding: ${errorMessage(err)}`, { cause: err });
   }
 }

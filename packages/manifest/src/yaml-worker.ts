@@ -13,7 +13,7 @@ export interface YamlWorkerRequest {
 /** The answer: the document as JSON text, its rejection, or a failure of the worker's own. */
 export type YamlWorkerAnswer =
   | { readonly id: number; readonly json: string }
-  | { readonly id: number; readonly code: Rejection['code']; readonly reason: string }
+  | { readonly id: number; readonly code: Rejection['code']; readonly reason: string; readonly mayDefinePod: boolean }
   | { readonly id: number; readonly failed: string };
 
 const port = parentPort;
@@ -22,7 +22,7 @@ port?.on('message', ({ id, data }: YamlWorkerRequest) => {
   try {
     answer = { id, json: JSON.stringify(parseManifestDocument(data)) };
   } catch (err: unknown) {
-    answer = err instanceof Rejection ? { id, code: err.code, reason: err.message } : { id, failed: errorMessage(err) };
+    answer = err instanceof Rejection ? { id, code: err.code, reason: err.message, mayDefinePod: err.mayDefinePod } : { id, failed: errorMessage(err) };
   }
   port.postMessage(answer);
 });

@@ -6,7 +6,7 @@ import { join, relative } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigInvalidError, systemClock, type Clock, type PodSetUpdate } from '@podconfig/core';
-import { decodeFilePod } from '@podconfig/manifest';
+import { decodeFilePod, MAX_MANIFEST_BYTES } from '@podconfig/manifest';
 import { InstantClock, podManifestYaml, tempDir } from '@podconfig/testing';
 import { watch as chokidarWatch } from 'chokidar';
 import { FilePodSource, type FilePodSourceOptions } from './file-pod-source.js';
@@ -301,7 +301,23 @@ describe(FilePodSource.name, () => {
       expect(status.details.invalid).toEqual([{ file: join(dir, 'c.yaml'), error: expect.any(String) }]);
       expect(status.lastError).toMatchObject({ message: expect.stringContaining(join(dir, 'c.yaml')) });
       const warn = await log.waitFor((l) => l.msg === 'manifest invalid');
-      expect(warn).toMatchObject({ level: WARN, file: join(dir, 'c.yaml'), keptLastGood: false });
+      expect(warn).toMatchObject({ level: WARN, file: join(dir, 'c.yaml'), keptLastGood: false, holdsOrphanKills: true });
+    });
+
+    it('reads the first YAML document of a file, and says when later ones hold something (a second pod would vanish)', async () => {
+      const dir = await makeDir();
+      const multi = join(dir, 'multi.yaml');
+      await writeFile(multi, `${podManifestYaml('a')}---\n${podManifestYaml('b')}`);
+      await writeFile(join(dir, 'c.yaml'), `---\n${podManifestYaml('c')}---\n# nothing more\n`);
+      const { run, source, log } = start({ path: dir });
+      expect(keys(await run.next())).toEqual([key('a'), key('c')]);
+      expect(source.status().details.laterDocuments).toEqual([multi]);
+      const warn = await log.waitFor((l) => l.msg === 'manifest has YAML documents after the first; only the first is read (one pod per file)');
+      expect(warn).toMatchObject({ level: WARN, file: multi });
+      await writeFile(multi, podManifestYaml('a', { image: 'registry.k8s.io/pause:3.9' }));
+      await run.next();
+      expect(source.status().details.laterDocuments).toEqual([]);
+      expect(msgs(log.lines, warn.msg)).toHaveLength(1);
     });
 
     it('keeps the last good pod while a manifest is invalid, and removes it only with the file (D4, #25)', async () => {
@@ -406,18 +422,26 @@ describe(FilePodSource.name, () => {
       const first = await run.next();
       expect(keys(first)).toEqual([key('web')]);
       expect(uid(first, key('web'))).toBe(expectedUid(podManifestYaml('web'), web));
-      expect(source.status().details.shadowed).toEqual([{ file: bak, shadowedBy: web, pod: key('web') }]);
+      const bakUid = expectedUid(podManifestYaml('web', { image: 'old:1' }), bak);
+      expect(source.status().details.shadowed).toEqual([{ file: bak, shadowedBy: web, pod: key('web'), uid: bakUid }]);
       expect(source.status().counters.shadowed_files).toBe(1);
       const warn = await log.waitFor((l) => l.msg === 'manifest shadowed by an earlier file');
       expect(warn).toMatchObject({ level: WARN, file: bak, shadowedBy: web, pod: key('web') });
 
+      // An edit of the shadow has no effect on the pod, and is told again: it is easy to edit the wrong file.
+      const resumed = run.next();
+      await writeFile(bak, podManifestYaml('web', { image: 'old:2' }));
+      await vi.waitFor(() => expect(msgs(log.lines, 'manifest shadowed by an earlier file')).toHaveLength(2), { timeout: 10_000 });
+      expect(source.status().details.shadowed).toEqual([{ file: bak, shadowedBy: web, pod: key('web'), uid: expectedUid(podManifestYaml('web', { image: 'old:2' }), bak) }]);
+      expect(source.status().counters.shadowed_files).toBe(2);
+
       await unlink(bak);
       await writeFile(join(dir, 'z.yaml'), podManifestYaml('z'));
-      const next = await run.next(); // deleting the shadow yielded nothing
+      const next = await resumed; // neither the shadow's edit nor its deletion yielded anything
       expect(keys(next)).toEqual([key('web'), key('z')]);
       expect(uid(next, key('web'))).toBe(uid(first, key('web')));
       expect(source.status().details.shadowed).toEqual([]);
-      expect(msgs(log.lines, 'manifest shadowed by an earlier file')).toHaveLength(1);
+      expect(msgs(log.lines, 'manifest shadowed by an earlier file')).toHaveLength(2);
     });
 
     it('removes the pod promptly when its file is deleted (#29)', async () => {
@@ -1229,7 +1253,7 @@ describe(FilePodSource.name, () => {
       await writeFile(join(dir, 'b.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: [oops\n');
       const { run, source } = start({ path: dir, periodMs: 50 });
       expect(keys(await run.next())).toEqual([key('a')]);
-      expect(source.status()).toMatchObject({ seen: true, provisional: true, healthy: false });
+      expect(source.status()).toMatchObject({ seen: true, provisional: true, healthy: false, details: { holdingOrphanKills: [join(dir, 'b.yaml')] } });
       // It decodes: not provisional. It turns invalid again: its last good pod stays, and it is not provisional either.
       await writeFile(join(dir, 'b.yaml'), podManifestYaml('b'));
       expect(keys(await run.next())).toEqual([key('a'), key('b')]);
@@ -1239,10 +1263,28 @@ describe(FilePodSource.name, () => {
       await vi.waitFor(() => expect(source.status()).toMatchObject({ healthy: false, details: { invalid: [{ file: join(dir, 'b.yaml') }] } }), { timeout: 10_000 });
       expect(source.status().provisional).toBe(false);
       // A new file that never decoded makes it provisional; deleting that file ends it.
-      await writeFile(join(dir, 'c.yaml'), '');
-      await vi.waitFor(() => expect(source.status().provisional).toBe(true), { timeout: 10_000 });
+      await writeFile(join(dir, 'c.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: c}\nspec: {containerz: []}\n');
+      await vi.waitFor(() => expect(source.status()).toMatchObject({ provisional: true, details: { holdingOrphanKills: [join(dir, 'c.yaml')] } }), { timeout: 10_000 });
       await unlink(join(dir, 'c.yaml'));
-      await vi.waitFor(() => expect(source.status().provisional).toBe(false), { timeout: 10_000 });
+      await vi.waitFor(() => expect(source.status()).toMatchObject({ provisional: false, details: { holdingOrphanKills: [] } }), { timeout: 10_000 });
+    });
+
+    it('is not provisional for invalid files that never defined a pod: notes, empty files, lists, other kinds, huge files', async () => {
+      const dir = await makeDir();
+      await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
+      await writeFile(join(dir, 'NOTES.txt'), 'notes about this directory\n');
+      await writeFile(join(dir, 'empty.yaml'), '');
+      await writeFile(join(dir, 'comments.yaml'), '# nothing yet\n');
+      await writeFile(join(dir, 'list.yaml'), 'apiVersion: v1\nkind: PodList\nitems: []\n');
+      await writeFile(join(dir, 'deploy.yaml'), 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n');
+      await writeFile(join(dir, 'huge.yaml'), Buffer.alloc(MAX_MANIFEST_BYTES + 1, 0x20));
+      const { run, source, log } = start({ path: dir });
+      expect(keys(await run.next())).toEqual([key('a')]);
+      const status = source.status();
+      expect(status.details?.['invalid']).toHaveLength(6);
+      expect(status).toMatchObject({ seen: true, provisional: false, healthy: false, details: { holdingOrphanKills: [] } });
+      await log.waitFor(() => msgs(log.lines, 'manifest invalid').length === 6);
+      expect(msgs(log.lines, 'manifest invalid').filter((l) => l.holdsOrphanKills !== undefined)).toEqual([]);
     });
 
     it("is not provisional for an invalid manifest in 'drop' mode (the kubelet's: no pod by choice)", async () => {

@@ -17,7 +17,7 @@ import {
   type SourceStatus,
   type StatusReporter,
 } from '@podconfig/core';
-import { ManifestSetBuilder, samePods, withPreviousPods, type ManifestPod, type ManifestSet } from './manifest-set-builder.js';
+import { ManifestSetBuilder, samePods, withPreviousPods, type InvalidManifest, type ManifestPod, type ManifestSet } from './manifest-set-builder.js';
 import { ManifestWatch, type ChokidarWatch } from './manifest-watch.js';
 import { manifestNameFilter, type IgnoreReason } from './manifest-name-filter.js';
 import { OncePerChange } from './once-per-change.js';
@@ -59,7 +59,7 @@ interface ScanOutcome {
 }
 
 /** The set of a path that is unusable at the first scan. */
-const NO_MANIFESTS: ManifestSet = { pods: [], invalid: [], shadowed: [], duplicateUids: [], skipped: [] };
+const NO_MANIFESTS: ManifestSet = { pods: [], invalid: [], shadowed: [], duplicateUids: [], skipped: [], laterDocuments: [] };
 
 /** Default bound on the directory entries one scan reads (`maxManifests`). */
 const MAX_MANIFESTS = 10_000;
@@ -101,11 +101,13 @@ export class FilePodSource implements PodSource, StatusReporter {
   /** Seen only through the placeholder SET of a path unusable at the first scan: see {@link SourceStatus.provisional}. */
   #provisional = false;
   /**
-   * Invalid manifests without a last good pod, in D4's `keep` mode: files that have not decoded since the source
-   * started. A handler may run such a file's pod from before a restart (last good pods live in memory only), so
-   * the source is provisional while there are any: a typo must not get that pod killed as an orphan (D18).
+   * Invalid manifests without a last good pod that may be a pod's manifest with a mistake in it, in D4's `keep`
+   * mode: files that have not decoded since the source started. A handler may run such a file's pod from before a
+   * restart (last good pods live in memory only), so the source is provisional while there are any: a typo must
+   * not get that pod killed as an orphan (D18). A file that cannot have defined a pod (notes, an empty file, a
+   * list, another kind) holds nothing: it would hold every orphan kill on the node for as long as it lies there.
    */
-  #neverDecoded = 0;
+  #holdingOrphanKills: string[] = [];
   #healthy = false;
   #pods = 0;
   #mode: Mode = 'unknown';
@@ -128,6 +130,8 @@ export class FilePodSource implements PodSource, StatusReporter {
   readonly #shadowedSeen = new OncePerChange();
   readonly #duplicateUidsSeen = new OncePerChange();
   readonly #skippedSeen = new OncePerChange();
+  readonly #laterDocumentsSeen = new OncePerChange();
+  #laterDocuments: string[] = [];
 
   constructor(options: FilePodSourceOptions) {
     this.#path = trimTrailingSeparators(options.path);
@@ -259,7 +263,7 @@ export class FilePodSource implements PodSource, StatusReporter {
   status(): SourceStatus {
     return {
       seen: this.#seen,
-      provisional: this.#provisional || this.#neverDecoded > 0,
+      provisional: this.#provisional || this.#holdingOrphanKills.length > 0,
       healthy: this.#healthy,
       pods: this.#pods,
       ...(this.#lastSuccessTime === undefined ? {} : { lastSuccessTime: this.#lastSuccessTime }),
@@ -269,6 +273,8 @@ export class FilePodSource implements PodSource, StatusReporter {
         path: this.#path,
         mode: this.#mode,
         invalid: this.#invalid.map((i) => ({ ...i })),
+        holdingOrphanKills: [...this.#holdingOrphanKills],
+        laterDocuments: [...this.#laterDocuments],
         shadowed: this.#shadowed.map((s) => ({ ...s })),
         duplicateUids: this.#duplicateUids.map((d) => ({ ...d })),
         ignored: this.#ignored,
@@ -297,7 +303,7 @@ export class FilePodSource implements PodSource, StatusReporter {
       this.#mode = 'missing';
       this.#healthy = true;
       this.#invalid = [];
-      this.#neverDecoded = 0;
+      this.#holdingOrphanKills = [];
       this.#shadowed = [];
       this.#duplicateUids = [];
       this.#ignored = 0;
@@ -306,6 +312,8 @@ export class FilePodSource implements PodSource, StatusReporter {
       this.#shadowedSeen.update(new Map());
       this.#duplicateUidsSeen.update(new Map());
       this.#skippedSeen.update(new Map());
+      this.#laterDocuments = [];
+      this.#laterDocumentsSeen.update(new Map());
       // A warning, once per state change (the kubelet logs an error every scan): a mistyped path is worth an
       // operator's look, yet it is a state the source handles (D5), so the source stays healthy.
       this.#pathChanged('missing', () => this.#log.warn({}, 'manifest path does not exist'));
@@ -319,15 +327,19 @@ export class FilePodSource implements PodSource, StatusReporter {
   }
 
   #report(set: ManifestSet): void {
+    // In `drop` mode (the kubelet's) an invalid file has no pod by choice: nothing to hold for it.
+    const holding = new Set(this.#invalidManifest === 'keep' ? set.invalid.filter(mayHoldAPod).map((i) => i.file) : []);
     const invalidStates = new Map(set.invalid.map((i) => [i.file, `${i.kept}:${i.error.message}`]));
     for (const file of this.#invalidSeen.update(invalidStates)) {
       const item = set.invalid.find((i) => i.file === file);
       if (item === undefined) continue;
       this.#counters.invalid_files++;
       this.#setError(item.error, file);
-      this.#log.warn({ file, err: item.error, keptLastGood: item.kept }, 'manifest invalid');
+      // holdsOrphanKills: it has not decoded since start, and a pod it defined before a restart may still run.
+      this.#log.warn({ file, err: item.error, keptLastGood: item.kept, ...(holding.has(file) ? { holdsOrphanKills: true } : {}) }, 'manifest invalid');
     }
-    const shadowStates = new Map(set.shadowed.map((s) => [s.file, `${s.shadowedBy}:${s.pod}`]));
+    // The UID is the content's: an edit of a shadowed file, which has no effect, is told again.
+    const shadowStates = new Map(set.shadowed.map((s) => [s.file, `${s.shadowedBy}:${s.pod}:${s.uid}`]));
     for (const file of this.#shadowedSeen.update(shadowStates)) {
       const item = set.shadowed.find((s) => s.file === file);
       if (item === undefined) continue;
@@ -339,6 +351,11 @@ export class FilePodSource implements PodSource, StatusReporter {
       if (item === undefined) continue;
       this.#log.warn({ file, firstFile: item.firstFile, uid: item.uid }, 'manifest has the pod UID of an earlier file (the merger keeps one pod per UID)');
     }
+    // The kubelet drops them without a word; a second pod written into a manifest would vanish without a trace.
+    for (const file of this.#laterDocumentsSeen.update(new Map(set.laterDocuments.map((f) => [f, ''])))) {
+      this.#log.warn({ file }, 'manifest has YAML documents after the first; only the first is read (one pod per file)');
+    }
+    this.#laterDocuments = [...set.laterDocuments];
     const skipped = set.skipped;
     for (const file of this.#skippedSeen.update(new Map(skipped.map((e) => [e.file, e.reason])))) {
       const item = skipped.find((e) => e.file === file);
@@ -349,8 +366,7 @@ export class FilePodSource implements PodSource, StatusReporter {
       this.#log[level]({ file, reason: item.reason }, SKIP_MESSAGES[item.reason]);
     }
     this.#invalid = set.invalid.map((i) => ({ file: i.file, error: reasonOf(i.error) }));
-    // In `drop` mode (the kubelet's) an invalid file has no pod by choice: nothing to hold for it.
-    this.#neverDecoded = this.#invalidManifest === 'keep' ? set.invalid.filter((i) => !i.kept).length : 0;
+    this.#holdingOrphanKills = [...holding];
     this.#shadowed = set.shadowed.map((s) => ({ ...s }));
     this.#duplicateUids = set.duplicateUids.map((d) => ({ ...d }));
     this.#ignored = skipped.length;
@@ -383,6 +399,13 @@ function toUpdate(source: SourceName, pods: readonly ManifestPod[], base: PodSna
   for (const key of base.keys()) if (!snapshot.has(key)) keys.add(key);
   return podSetUpdate(source, snapshot, { base, keys });
 }
+
+/**
+ * An invalid file without a last good pod that may be a pod's manifest with a mistake in it: not one the manifest
+ * decoding says never defined a pod (`ManifestInvalidError.mayDefinePod`). A file that could not be read may.
+ */
+const mayHoldAPod = (invalid: InvalidManifest): boolean =>
+  !invalid.kept && (invalid.error as { readonly mayDefinePod?: unknown }).mayDefinePod !== false;
 
 /** A manifest error without the file path its message starts with (`ManifestInvalidError.reason`). */
 function reasonOf(err: unknown): string {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PodConfigError } from '@podconfig/core';
+import { decodeFilePod } from '@podconfig/manifest';
 import { podManifestYaml } from '@podconfig/testing';
 import { ManifestSetBuilder, samePods, withPreviousPods } from './manifest-set-builder.js';
 import type { ScannedEntry } from './scan-manifest-path.js';
@@ -13,7 +14,9 @@ describe(ManifestSetBuilder.name, () => {
       const builder = new ManifestSetBuilder({ nodeName: 'n1', invalidManifest: 'keep' });
       const set = await builder.build([manifest('/m/a.yaml', podManifestYaml('web')), manifest('/m/b.yaml', podManifestYaml('web'))]);
       expect(set.pods.map((p) => [p.key, p.file])).toEqual([['default/web-n1', '/m/a.yaml']]);
-      expect(set.shadowed).toEqual([{ file: '/m/b.yaml', shadowedBy: '/m/a.yaml', pod: 'default/web-n1' }]);
+      const shadowUid = decodeFilePod(podManifestYaml('web'), { nodeName: 'n1', origin: { kind: 'file', path: '/m/b.yaml' } }).metadata?.uid;
+      expect(set.shadowed).toEqual([{ file: '/m/b.yaml', shadowedBy: '/m/a.yaml', pod: 'default/web-n1', uid: shadowUid }]);
+      expect(shadowUid).not.toBe(set.pods[0]?.pod.metadata?.uid);
     });
 
     it('names the files whose pods share a UID written in them, and keeps both pods (the merger keeps one per UID, D14)', async () => {

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { PodConfigError, errorMessage, jsonEqual, podKey, type Pod } from '@podconfig/core';
-import { decodeFilePod, parseManifestOffThread } from '@podconfig/manifest';
+import { decodeFilePod, hasLaterYamlDocuments, parseManifestOffThread } from '@podconfig/manifest';
 import type { ScannedEntry } from './scan-manifest-path.js';
 
 /** A pod in the set and the file it came from. */
@@ -22,6 +22,8 @@ export interface ShadowedManifest {
   readonly file: string;
   readonly shadowedBy: string;
   readonly pod: string;
+  /** The UID of the file's own pod (ignored): it changes with the file's content. */
+  readonly uid: string;
 }
 
 /**
@@ -45,6 +47,8 @@ export interface ManifestSet {
   readonly shadowed: readonly ShadowedManifest[];
   readonly duplicateUids: readonly DuplicateUidManifest[];
   readonly skipped: readonly SkippedEntry[];
+  /** Files that decoded and hold more YAML documents after the first, which are not read (as by the kubelet). */
+  readonly laterDocuments: readonly string[];
 }
 
 export interface ManifestSetBuilderOptions {
@@ -53,7 +57,7 @@ export interface ManifestSetBuilderOptions {
   readonly invalidManifest: 'keep' | 'drop';
 }
 
-type Decoded = { readonly pod: Pod } | { readonly error: PodConfigError };
+type Decoded = { readonly pod: Pod; readonly laterDocuments: boolean } | { readonly error: PodConfigError };
 
 /**
  * Turns one scan's entries into the source's pod set: decodes each manifest (reusing the previous
@@ -81,6 +85,7 @@ export class ManifestSetBuilder {
     const candidates: ManifestPod[] = [];
     const invalid: InvalidManifest[] = [];
     const skipped: SkippedEntry[] = [];
+    const laterDocuments: string[] = [];
     for await (const entry of entries) {
       if (entry.kind === 'skipped') {
         skipped.push(entry);
@@ -89,6 +94,7 @@ export class ManifestSetBuilder {
       present.add(entry.file);
       const result = entry.kind === 'manifest' ? await this.#decode(entry.file, entry.data, signal) : { error: entry.error };
       if ('pod' in result) {
+        if (result.laterDocuments) laterDocuments.push(entry.file);
         this.#lastGood.set(entry.file, result.pod);
         candidates.push({ key: podKey(result.pod), file: entry.file, pod: result.pod });
         continue;
@@ -107,10 +113,10 @@ export class ManifestSetBuilder {
     for (const candidate of candidates) {
       const winner = winners.get(candidate.key);
       if (winner === undefined) winners.set(candidate.key, candidate);
-      else shadowed.push({ file: candidate.file, shadowedBy: winner.file, pod: candidate.key });
+      else shadowed.push({ file: candidate.file, shadowedBy: winner.file, pod: candidate.key, uid: candidate.pod.metadata?.uid ?? '' });
     }
     const pods = [...winners.values()];
-    return { pods, invalid, shadowed, duplicateUids: duplicateUids(pods), skipped };
+    return { pods, invalid, shadowed, duplicateUids: duplicateUids(pods), skipped, laterDocuments };
   }
 
   /** Forgets everything (the path is gone: every file was deleted). */
@@ -127,7 +133,8 @@ export class ManifestSetBuilder {
     let result: Decoded;
     try {
       // `file` is absolute (the source scans its absolute path): the UID hashes it (spec §1.3, D6).
-      result = { pod: decodeFilePod(input, { nodeName: this.#o.nodeName, origin: { kind: 'file', path: file } }) };
+      const pod = decodeFilePod(input, { nodeName: this.#o.nodeName, origin: { kind: 'file', path: file } });
+      result = { pod, laterDocuments: hasLaterYamlDocuments(data) };
     } catch (err: unknown) {
       result = {
         error: PodConfigError.is(err) ? err : new PodConfigError('PODCONFIG_MANIFEST_INVALID', errorMessage(err), { cause: err }),
