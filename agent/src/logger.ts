@@ -49,10 +49,24 @@ function quotes(text: string, message: string): boolean {
   return text.endsWith(message) || text.includes(`: ${message}`) || text.includes(`(${message})`);
 }
 
-/** pino's `err` serializer (type, stack with the causes' stacks, own fields), with {@link messageWithNewCauses}. */
+/**
+ * A rejected manifest is the input's fault, and its message names the file or URL and what is wrong where: a stack
+ * (1 KB of the decoder's frames) would only bury that in every warn line an operator's typo causes.
+ */
+const isManifestRejection = (err: Error): boolean => {
+  const code = (err as { readonly code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('PODCONFIG_MANIFEST_');
+};
+
+/**
+ * pino's `err` serializer (type, stack with the causes' stacks, own fields), with {@link messageWithNewCauses};
+ * no stack for a rejected manifest.
+ */
 function serializeError(err: Error): ReturnType<typeof pino.stdSerializers.err> {
   const out = pino.stdSerializers.err(err);
-  if (err instanceof Error && typeof out === 'object' && out !== null) out.message = messageWithNewCauses(err);
+  if (!(err instanceof Error) || typeof out !== 'object' || out === null) return out;
+  out.message = messageWithNewCauses(err);
+  if (isManifestRejection(err)) delete (out as { stack?: string }).stack;
   return out;
 }
 

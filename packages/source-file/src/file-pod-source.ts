@@ -360,9 +360,10 @@ export class FilePodSource implements PodSource, StatusReporter {
     for (const file of this.#skippedSeen.update(new Map(skipped.map((e) => [e.file, e.reason])))) {
       const item = skipped.find((e) => e.file === file);
       if (item === undefined) continue;
-      // A name the filters refused may be a manifest an operator meant (the kubelet reads `web.yaml.bak`): said
-      // once at info. Dot-files (never read, as by the kubelet) and sub-directories are routine.
-      const level = item.reason === 'dot-file' ? 'trace' : item.reason === 'editor-artefact' || item.reason === 'extension' ? 'info' : 'debug';
+      // A name the filters refused may be a manifest an operator meant (the kubelet reads `web.yaml.bak`), and a
+      // sub-directory may be one replaced by a directory (the kubelet logs it as an error at every scan): said once
+      // at info. Dot-files (never read, as by the kubelet) and non-regular files are routine.
+      const level = item.reason === 'dot-file' ? 'trace' : item.reason === 'not-regular' ? 'debug' : 'info';
       this.#log[level]({ file, reason: item.reason }, SKIP_MESSAGES[item.reason]);
     }
     this.#invalid = set.invalid.map((i) => ({ file: i.file, error: reasonOf(i.error) }));
