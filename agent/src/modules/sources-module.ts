@@ -50,7 +50,8 @@ export const sourcesModule = (
               headers: config.manifestUrlHeaders,
               readiness: config.httpReady,
               env, // HTTP_PROXY/HTTPS_PROXY/NO_PROXY, as the kubelet's client reads them
-              ...(ca === undefined ? {} : { ca }),
+              userAgent: 'podconfig-agent',
+              ...(ca === undefined ? {} : { ca, caSource: config.manifestUrlCaFile ?? '--manifest-url-ca' }),
               ...(cert === undefined || key === undefined ? {} : { cert, key }),
             }),
           [TOKENS.logger, TOKENS.clock],

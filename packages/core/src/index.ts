@@ -47,3 +47,5 @@ export { deepFreeze, deepFreezeParsed } from './deep-freeze.js';
 export { jsonEqual } from './json-equal.js';
 export { stripManagedFields } from './strip-managed-fields.js';
 export { parseDuration, formatDuration } from './duration.js';
+export { tlsFailure } from './tls-failure.js';
+export type { TlsFailure } from './tls-failure.js';

@@ -770,6 +770,8 @@ describe(KubeClient.name, () => {
       const err = await failure(bad.getJSON('/', q(), signal));
       expect(err.code).toBe('PODCONFIG_TLS');
       expect(err.message).toContain('ERR_TLS_CERT_ALTNAME_INVALID');
+      // Every name the certificate holds, as Go says it (Node.js names one).
+      expect(err.message).toMatch(/: certificate is valid for 127\.0\.0\.1, [^,]+, localhost, kube\.internal, not wrong\.example$/);
       expect(err.message).not.toContain('trusted:'); // a name, not the CA, is wrong
     });
 

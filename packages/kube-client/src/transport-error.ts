@@ -1,54 +1,8 @@
-import { PodConfigError } from '@podconfig/core';
-
-/** OpenSSL's certificate verification results, as Node reports them in `err.code`. */
-const VERIFY_CODES: ReadonlySet<string> = new Set([
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_CRL',
-  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
-  'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
-  'CERT_SIGNATURE_FAILURE',
-  'CERT_NOT_YET_VALID',
-  'CERT_HAS_EXPIRED',
-  'ERROR_IN_CERT_NOT_BEFORE_FIELD',
-  'ERROR_IN_CERT_NOT_AFTER_FIELD',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'CERT_CHAIN_TOO_LONG',
-  'CERT_REVOKED',
-  'INVALID_CA',
-  'PATH_LENGTH_EXCEEDED',
-  'INVALID_PURPOSE',
-  'CERT_UNTRUSTED',
-  'CERT_REJECTED',
-  'HOSTNAME_MISMATCH',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
+import { PodConfigError, tlsFailure } from '@podconfig/core';
 
 function errorCode(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
-}
-
-/** Verification results that say the chain does not lead to a trusted CA (not a name, a date or a handshake). */
-const UNTRUSTED_CODES: ReadonlySet<string> = new Set([
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'CERT_SIGNATURE_FAILURE',
-  'CERT_UNTRUSTED',
-]);
-
-/** The first error in the `cause` chain whose code marks a TLS failure. */
-function tlsFailure(err: unknown): Error | undefined {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const code = errorCode(e);
-    if (code !== undefined && (VERIFY_CODES.has(code) || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_'))) return e;
-  }
-  return undefined;
 }
 
 /**
@@ -65,9 +19,8 @@ export function transportError(err: unknown, describe: string, server: string, t
   if (PodConfigError.is(err)) return err;
   const tls = tlsFailure(err);
   if (tls !== undefined) {
-    const code = errorCode(tls);
-    const hint = trusted !== undefined && code !== undefined && UNTRUSTED_CODES.has(code) ? ` (trusted: ${trusted})` : '';
-    return new PodConfigError('PODCONFIG_TLS', `TLS with ${server} failed (${describe}): ${code}: ${tls.message}${hint}`, {
+    const hint = trusted !== undefined && tls.untrusted ? ` (trusted: ${trusted})` : '';
+    return new PodConfigError('PODCONFIG_TLS', `TLS with ${server} failed (${describe}): ${tls.code}: ${tls.reason}${hint}`, {
       cause: err,
       retryable: true,
     });

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { PodConfigError, REDIRECT_STATUSES, SourceUnavailableError, errorMessage, raceSignal, redirectTarget, safeUrl, withTimeout } from '@podconfig/core';
+import { PodConfigError, REDIRECT_STATUSES, SourceUnavailableError, errorMessage, raceSignal, redirectTarget, safeUrl, tlsFailure, withTimeout } from '@podconfig/core';
 import { request, type Dispatcher } from 'undici';
 
 /** One GET of the manifest URL, redirects included. */
@@ -23,6 +23,12 @@ export interface ManifestRequest {
   readonly maxBytes: number;
   /** Redirects followed per poll; Go's default policy follows 9 (it stops when 10 requests were sent). */
   readonly maxRedirects: number;
+  /** Which CAs are trusted, named in a TLS error whose chain leads to none of them. */
+  readonly trusted: string;
+  /** `User-Agent`, unless a configured header sets one. */
+  readonly userAgent: string;
+  /** Told the final response's status before its body is read (a body that fails to read still had a status). */
+  readonly onStatus?: (statusCode: number) => void;
 }
 
 /** The final response. `body` is read (capped, gunzipped) only for a 200; other bodies are discarded. */
@@ -33,8 +39,6 @@ export interface ManifestResponse {
   readonly lastModified: string | undefined;
 }
 
-// Go's client drops these on a redirect to another host; we drop them on any change of origin.
-const SENSITIVE = new Set(['authorization', 'proxy-authorization', 'www-authenticate', 'cookie', 'cookie2']);
 // A discarded (non-200 or redirect) body is read up to this much so the connection can be reused.
 const DISCARD_LIMIT = 64 * 1024;
 // What gzip may add to an incompressible body (header, trailer, 5 bytes per stored block): the
@@ -57,7 +61,7 @@ export async function fetchManifest(req: ManifestRequest, signal: AbortSignal): 
   const original = req.url;
   let url = original;
   try {
-    let headers = requestHeaders(req);
+    let headers = requestHeaders(req, true);
     for (let redirects = 0; ; redirects++) {
       // raceSignal: undici 7 ignores the signal while the TCP/TLS connect is pending (a blackholed https URL held
       // shutdown and the deadline for the connect timeout). The abandoned request ends when the dispatcher's owner
@@ -75,6 +79,7 @@ export async function fetchManifest(req: ManifestRequest, signal: AbortSignal): 
       );
       const location = header(res.headers, 'location');
       if (!REDIRECT_STATUSES.has(res.statusCode) || location === undefined) {
+        req.onStatus?.(res.statusCode);
         return {
           statusCode: res.statusCode,
           body: res.statusCode === 200 ? await readBody(res, req.maxBytes, url) : await discard(res, deadline.signal),
@@ -84,12 +89,15 @@ export async function fetchManifest(req: ManifestRequest, signal: AbortSignal): 
       }
       await discard(res, deadline.signal);
       const next = redirectTarget(url, location, { redirectsFollowed: redirects, maxRedirects: req.maxRedirects, describe: safeUrl(original) });
-      if (next.origin !== url.origin) headers = headers.filter(([name]) => !SENSITIVE.has(name.toLowerCase()));
+      // Go's client drops only Authorization, WWW-Authenticate and cookies on a redirect to another host, and sends
+      // the other headers on: a token in `X-Auth-Token` or `PRIVATE-TOKEN` would reach any host the manifest's server
+      // redirects to. Here no configured header, and no userinfo credential, leaves the manifest URL's origin.
+      if (next.origin !== url.origin) headers = requestHeaders(req, next.origin === original.origin);
       url = next;
     }
   } catch (err: unknown) {
     if (signal.aborted) throw err;
-    throw classify(err, url, req.timeoutMs, deadline.signal.aborted);
+    throw classify(err, url, req, deadline.signal.aborted);
   } finally {
     deadline.dispose();
   }
@@ -104,10 +112,12 @@ export function stripCredentials(url: URL): URL {
   return out;
 }
 
-function requestHeaders(req: ManifestRequest): (readonly [string, string])[] {
-  const headers = [...req.headers];
+/** The request's headers: with the configured ones and the userinfo's credential only for the manifest URL's origin. */
+function requestHeaders(req: ManifestRequest, manifestOrigin: boolean): (readonly [string, string])[] {
+  const headers = manifestOrigin ? [...req.headers] : [];
   const has = (name: string): boolean => headers.some(([n]) => n.toLowerCase() === name);
-  if (req.basicAuth !== undefined && !has('authorization')) headers.push(['authorization', req.basicAuth]);
+  if (manifestOrigin && req.basicAuth !== undefined && !has('authorization')) headers.push(['authorization', req.basicAuth]);
+  if (!has('user-agent')) headers.push(['user-agent', req.userAgent]);
   // Go's transport asks for gzip unless the request names an encoding itself.
   if (!has('accept-encoding')) headers.push(['accept-encoding', 'gzip']);
   // RFC 9110 §13.1.3: a server ignores If-Modified-Since when If-None-Match is present, so an
@@ -193,21 +203,21 @@ async function discard(res: Dispatcher.ResponseData, signal: AbortSignal): Promi
   return undefined;
 }
 
-// OpenSSL certificate verification failures (Node reports them under these codes).
-const TLS_VERIFY = /^(CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|HOSTNAME_MISMATCH$|ERR_TLS_|ERR_SSL_)/;
-
-function classify(err: unknown, url: URL, timeoutMs: number, deadlinePassed: boolean): PodConfigError {
+function classify(err: unknown, url: URL, req: ManifestRequest, deadlinePassed: boolean): PodConfigError {
   if (PodConfigError.is(err)) return err;
   const code = (err as { code?: unknown } | null)?.code;
   const where = safeUrl(url);
+  const timeoutMs = req.timeoutMs;
   if (deadlinePassed || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
     return new PodConfigError('PODCONFIG_TIMEOUT', `${where}: no complete response within ${timeoutMs} ms`, {
       retryable: true,
       ...(deadlinePassed ? {} : { cause: err }),
     });
   }
-  if (typeof code === 'string' && TLS_VERIFY.test(code)) {
-    return new PodConfigError('PODCONFIG_TLS', `${where}: TLS failure: ${errorMessage(err)}`, { cause: err });
+  const tls = tlsFailure(err);
+  if (tls !== undefined) {
+    const hint = tls.untrusted ? ` (trusted: ${req.trusted})` : '';
+    return new PodConfigError('PODCONFIG_TLS', `${where}: TLS failure: ${tls.code}: ${tls.reason}${hint}`, { cause: err });
   }
   return new SourceUnavailableError(`${where}: request failed: ${errorMessage(err)}`, { cause: err });
 }

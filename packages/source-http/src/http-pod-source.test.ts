@@ -503,6 +503,16 @@ describe(HttpPodSource.name, () => {
         expect(server.requests[0]!.headers).toContainEqual(['accept-encoding', 'gzip']);
       });
 
+      it('sends a User-Agent, unless a configured header names one', async () => {
+        const server = await serve([ok(A), ok(A)]);
+        await first(makeSource(`${server.origin}/pods`, { userAgent: 'podconfig-agent' }).source, 1);
+        await first(makeSource(`${server.origin}/pods`, { headers: [['User-Agent', 'mine/1']] }).source, 1);
+        expect(server.requests.map((r) => r.headers.filter(([name]) => name === 'user-agent'))).toEqual([
+          [['user-agent', 'podconfig-agent']],
+          [['user-agent', 'mine/1']],
+        ]);
+      });
+
       it('leaves Accept-Encoding to a configured header', async () => {
         const server = await serve([ok(A)]);
         const { source } = makeSource(`${server.origin}/pods`, { headers: [['Accept-Encoding', 'identity']] });
@@ -524,6 +534,13 @@ describe(HttpPodSource.name, () => {
         const errors = logs.entries().filter((e) => e.msg === 'manifest poll failed').map((e) => e.err as { code: string; message: string });
         expect(errors.map((e) => e.code)).toEqual(['PODCONFIG_BODY_TOO_LARGE', 'PODCONFIG_MANIFEST_INVALID']);
         expect(errors[1]!.message).toMatch(new RegExp(`^${server.origin}/pods: the gzip-encoded body does not decompress`));
+      });
+
+      it('reports the status of a 200 whose body could not be read', async () => {
+        const server = await serve(Array.from({ length: 10 }, () => ok('not gzip at all', { 'content-encoding': 'gzip' })));
+        const { source } = makeSource(`${server.origin}/pods`, { periodMs: 10 });
+        await first(source, 1); // the grace SET
+        expect(source.status()).toMatchObject({ lastError: { code: 'PODCONFIG_MANIFEST_INVALID' }, details: { lastStatusCode: 200 } });
       });
 
       it('accepts a gzip body that decompresses to exactly maxBytes', async () => {
@@ -577,6 +594,16 @@ describe(HttpPodSource.name, () => {
       const updates = await first(source, 2);
       expect(updates.map(names)).toEqual([[], ['a-node-a']]);
       expect(server.requests).toHaveLength(4);
+    });
+
+    it('reads the first YAML document of a body, and warns once per body when later ones hold something', async () => {
+      const yaml = (name: string): string => `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec: {containers: [{name: main, image: ${IMAGE}}]}\n`;
+      const two = `${yaml('a')}---\n${yaml('b')}`;
+      const server = await serve([ok(two), ok(two), ok(`---\n${yaml('c')}---\n# nothing\n`)]);
+      const { source, logs } = makeSource(`${server.origin}/pods`, { periodMs: 10 });
+      const updates = await first(source, 2);
+      expect(updates.map(names)).toEqual([['a-node-a'], ['c-node-a']]);
+      expect(logs.entries().filter((e) => e.msg.startsWith('manifest has YAML documents after the first'))).toMatchObject([{ level: 40 }]);
     });
 
     it('keeps the first of two pods with the same name in a PodList and warns', async () => {
@@ -692,31 +719,28 @@ describe(HttpPodSource.name, () => {
       expect(server.requests[1]!.headers).toContainEqual(['x-key', 'k']);
     });
 
-    it('drops credentials on a redirect to another origin', async () => {
-      const target = await serve([ok(A)]);
-      const server = await serve([redirect(`${target.origin}/pods`)]);
-      const { source } = makeSource(`${server.origin}/pods`, {
-        headers: [
-          ['authorization', 'Bearer x'],
-          ['x-key', 'k'],
-        ],
-      });
+    it('sends no configured header and no userinfo credential to another origin, and sends them again back at the manifest URL\'s', async () => {
+      const targetSteps: Step[] = [];
+      const target = await serve(targetSteps);
+      const server = await serve([redirect(`${target.origin}/elsewhere`), ok(A)]);
+      targetSteps.push(redirect(`${server.origin}/back`));
+      const url = new URL(`${server.origin}/pods`);
+      url.username = 'user';
+      url.password = 'pw';
+      const { source } = makeSource(url.href, { headers: [['X-Auth-Token', 't0ken'], ['Cookie', 'session=s'], ['x-key', 'k']] });
       await first(source, 1);
-      expect(server.requests[0]!.headers).toContainEqual(['authorization', 'Bearer x']);
-      const sent = target.requests[0]!.headers.map(([name]) => name);
-      expect(sent).toContain('x-key');
-      expect(sent).not.toContain('authorization');
-    });
-
-    it('drops cookies on a redirect to another origin', async () => {
-      const target = await serve([ok(A)]);
-      const server = await serve([redirect(`${target.origin}/pods`)]);
-      const { source } = makeSource(`${server.origin}/pods`, { headers: [['Cookie', 'session=s'], ['x-key', 'k']] });
-      await first(source, 1);
-      expect(server.requests[0]!.headers).toContainEqual(['cookie', 'session=s']);
-      const sent = target.requests[0]!.headers.map(([name]) => name);
-      expect(sent).toContain('x-key');
-      expect(sent).not.toContain('cookie');
+      const names = (headers: readonly (readonly [string, string])[]): string[] => headers.map(([name]) => name);
+      expect(server.requests.map((r) => r.url)).toEqual(['/pods', '/back']);
+      const basic = `Basic ${Buffer.from('user:pw').toString('base64')}`;
+      for (const request of server.requests) {
+        expect(request.headers).toEqual(expect.arrayContaining([['authorization', basic], ['x-auth-token', 't0ken'], ['cookie', 'session=s'], ['x-key', 'k']]));
+      }
+      const elsewhere = names(target.requests[0]!.headers);
+      expect(elsewhere).not.toContain('authorization');
+      expect(elsewhere).not.toContain('x-auth-token');
+      expect(elsewhere).not.toContain('cookie');
+      expect(elsewhere).not.toContain('x-key');
+      expect(elsewhere).toContain('user-agent');
     });
 
     it('follows at most maxRedirects redirects', async () => {
@@ -1054,11 +1078,29 @@ describe(HttpPodSource.name, () => {
       it('fails with PODCONFIG_TLS when the server certificate is not trusted', async () => {
         const server = await serve([ok(A), ok(A)], { cert: pki.server.cert, key: pki.server.key });
         const other = await createTestPki();
-        const { source } = makeSource(`${server.origin}/pods`, { ca: other.ca.cert });
+        const { source } = makeSource(`${server.origin}/pods`, { ca: other.ca.cert, caSource: '/etc/podconfig/ca.pem' });
         const [update] = await first(source, 1); // the grace SET
         expect(update!.pods.size).toBe(0);
         expect(server.requests).toHaveLength(0);
-        expect(source.status().lastError?.code).toBe('PODCONFIG_TLS');
+        expect(source.status().lastError).toMatchObject({
+          code: 'PODCONFIG_TLS',
+          message: expect.stringMatching(/: TLS failure: UNABLE_TO_VERIFY_LEAF_SIGNATURE: .* \(trusted: the CA of \/etc\/podconfig\/ca\.pem\)$/),
+        });
+        // Without a CA, Node.js's roots are what was trusted.
+        const defaults = makeSource(`${server.origin}/pods`).source;
+        await first(defaults, 1);
+        expect(defaults.status().lastError?.message).toMatch(/\(trusted: Node\.js's default roots \(NODE_EXTRA_CA_CERTS adds to them\)\)$/);
+      });
+
+      it('names every name the certificate holds when the URL\'s host is not one of them', async () => {
+        // A loopback address the certificate does not name (Linux routes all of 127.0.0.0/8 to the loopback).
+        const server = createHttpsServer({ cert: pki.server.cert, key: pki.server.key }, (_req, res) => res.end(A));
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve));
+        cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+        const { source } = makeSource(`https://127.0.0.2:${(server.address() as AddressInfo).port}/pods`, { ca: pki.ca.cert, periodMs: 10 });
+        await first(source, 1); // the grace SET
+        expect(source.status().lastError?.message).toMatch(/: TLS failure: ERR_TLS_CERT_ALTNAME_INVALID: certificate is valid for 127\.0\.0\.1, .*localhost.*, not 127\.0\.0\.2$/);
+        expect(source.status().lastError?.message).not.toContain('trusted:');
       });
 
       it('presents the client certificate when the server requires one', async () => {

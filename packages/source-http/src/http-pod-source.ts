@@ -25,7 +25,7 @@ import {
   type SourceStatus,
   type StatusReporter,
 } from '@podconfig/core';
-import { MAX_MANIFEST_BYTES, decodeHttpPods, parseManifestOffThread, type ParsedManifest } from '@podconfig/manifest';
+import { MAX_MANIFEST_BYTES, decodeHttpPods, hasLaterYamlDocuments, parseManifestOffThread, type ParsedManifest } from '@podconfig/manifest';
 import type { Logger } from 'pino';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { fetchManifest, stripCredentials, type ManifestResponse } from './fetch-manifest.js';
@@ -52,6 +52,13 @@ export interface HttpPodSourceOptions {
   readonly headers?: readonly (readonly [string, string])[];
   /** PEM CA bundle (`--manifest-url-ca`): trusted **instead of** the system roots, as `curl --cacert` does. */
   readonly ca?: string | Buffer;
+  /**
+   * Where `ca` came from, named in a TLS error whose chain leads to no trusted CA (`--manifest-url-ca /etc/ca.pem`).
+   * Default `the ca option`; without `ca`, Node.js's default roots are named.
+   */
+  readonly caSource?: string;
+  /** `User-Agent` of the requests, unless a configured header sets one. Default `podconfig (<platform>/<arch>) node/<version>`. */
+  readonly userAgent?: string;
   /** PEM client certificate and key; both or neither. */
   readonly cert?: string | Buffer;
   readonly key?: string | Buffer;
@@ -129,6 +136,8 @@ export class HttpPodSource implements PodSource, StatusReporter {
   readonly #log: Logger;
   readonly #periodMs: number;
   readonly #timeoutMs: number;
+  readonly #trusted: string;
+  readonly #userAgent: string;
   readonly #maxBytes: number;
   readonly #maxRedirects: number;
   readonly #maxBackoffMs: number;
@@ -165,6 +174,10 @@ export class HttpPodSource implements PodSource, StatusReporter {
     checkNodeName(options.nodeName, 'http source: nodeName');
     this.#periodMs = positive('periodMs', options.periodMs ?? 20_000);
     this.#timeoutMs = positive('timeoutMs', options.timeoutMs ?? 10_000);
+    this.#trusted = options.ca === undefined
+      ? "Node.js's default roots (NODE_EXTRA_CA_CERTS adds to them)"
+      : `the CA of ${options.caSource ?? 'the ca option'}`;
+    this.#userAgent = options.userAgent ?? `podconfig (${process.platform}/${process.arch}) node/${process.version}`;
     this.#maxBytes = positive('maxBytes', options.maxBytes ?? MAX_MANIFEST_BYTES);
     if (this.#maxBytes > MAX_MANIFEST_BYTES) {
       throw new ConfigInvalidError(`http source: maxBytes must not exceed ${MAX_MANIFEST_BYTES} (the decoder's limit)`);
@@ -345,6 +358,7 @@ export class HttpPodSource implements PodSource, StatusReporter {
     const etag = conditional ? applied?.etag : undefined;
     const lastModified = conditional ? applied?.lastModified : undefined;
     let res: ManifestResponse;
+    let status: number | undefined;
     try {
       res = await fetchManifest(
         {
@@ -357,12 +371,15 @@ export class HttpPodSource implements PodSource, StatusReporter {
           timeoutMs: this.#timeoutMs,
           maxBytes: this.#maxBytes,
           maxRedirects: this.#maxRedirects,
+          trusted: this.#trusted,
+          userAgent: this.#userAgent,
+          onStatus: (statusCode) => { status = statusCode; },
         },
         signal,
       );
     } catch (err: unknown) {
-      // Only a poll that ended changes lastStatusCode: this one got no usable response.
-      if (!signal.aborted) this.#lastStatusCode = undefined;
+      // Only a poll that ended changes lastStatusCode: this one's, if a response came (a 200 whose body failed).
+      if (!signal.aborted) this.#lastStatusCode = status;
       throw err;
     }
     this.#lastStatusCode = res.statusCode;
@@ -400,6 +417,10 @@ export class HttpPodSource implements PodSource, StatusReporter {
     const { snapshot, duplicates } = PodSnapshot.from(decoded);
     for (const pod of duplicates) {
       this.#log.warn({ pod: podRef(pod), uid: podUid(pod) }, 'duplicate pod in manifest, the first one wins');
+    }
+    // Once per new body. The kubelet drops them without a word: a pod written in a second document would vanish.
+    if (hasLaterYamlDocuments(res.body)) {
+      this.#log.warn({}, 'manifest has YAML documents after the first; only the first is read (a Pod or a PodList)');
     }
     return this.#apply(snapshot, key, res.etag, res.lastModified, 'body');
   }

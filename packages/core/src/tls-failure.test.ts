@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { tlsFailure } from './tls-failure.js';
+
+const coded = (message: string, code: string, extra: Record<string, unknown> = {}): Error => Object.assign(new Error(message), { code }, extra);
+
+describe(tlsFailure.name, () => {
+  it('finds a verification failure down the cause chain, and says whether the chain led to no trusted CA', () => {
+    const selfSigned = coded('self-signed certificate', 'DEPTH_ZERO_SELF_SIGNED_CERT');
+    expect(tlsFailure(new Error('fetch failed', { cause: selfSigned }))).toEqual({ code: 'DEPTH_ZERO_SELF_SIGNED_CERT', reason: 'self-signed certificate', untrusted: true });
+    expect(tlsFailure(coded('certificate has expired', 'CERT_HAS_EXPIRED'))).toMatchObject({ untrusted: false });
+    expect(tlsFailure(coded('wrong version number', 'ERR_SSL_WRONG_VERSION_NUMBER'))).toMatchObject({ code: 'ERR_SSL_WRONG_VERSION_NUMBER', untrusted: false });
+    expect(tlsFailure(coded('connect ECONNREFUSED 127.0.0.1:1', 'ECONNREFUSED'))).toBeUndefined();
+    expect(tlsFailure('not an error')).toBeUndefined();
+  });
+
+  it("names every name a certificate holds when the host is not one of them, as Go's client does", () => {
+    const mismatch = coded("Hostname/IP does not match certificate's altnames: Host: localhost. is not cert's CN: 127.0.0.1", 'ERR_TLS_CERT_ALTNAME_INVALID', {
+      host: 'localhost', cert: { subjectaltname: 'IP Address:127.0.0.1, DNS:api.example', subject: { CN: '127.0.0.1' } },
+    });
+    expect(tlsFailure(mismatch)).toEqual({ code: 'ERR_TLS_CERT_ALTNAME_INVALID', reason: 'certificate is valid for 127.0.0.1, api.example, not localhost', untrusted: false });
+    const cnOnly = coded('x', 'ERR_TLS_CERT_ALTNAME_INVALID', { host: 'localhost', cert: { subject: { CN: 'api.example' } } });
+    expect(tlsFailure(cnOnly)?.reason).toBe('certificate is valid for api.example, not localhost');
+    expect(tlsFailure(coded('x', 'ERR_TLS_CERT_ALTNAME_INVALID', { host: 'localhost', cert: {} }))?.reason).toBe('certificate names no host, not localhost');
+    expect(tlsFailure(coded('as Node.js says it', 'ERR_TLS_CERT_ALTNAME_INVALID'))?.reason).toBe('as Node.js says it');
+  });
+});
