@@ -54,7 +54,7 @@ describe('loadSyncHandler()', () => {
   it.each([
     ['a missing module', './missing.mjs', undefined, 'cannot load module'],
     ['a module without a default export', './nodefault.mjs', 'export const x = 1;', 'must default-export a factory'],
-    ['a factory that returns no handler', './bad.mjs', 'export default () => ({ name: "x" });', 'must return an object'],
+    ['a factory that returns no handler', './bad.mjs', 'export default () => ({ name: "x" });', 'must return an object with a non-empty name, syncPod() and killPod(): it has no syncPod(), it has no killPod()'],
     ['a factory that throws', './throws.mjs', 'export default () => { throw new Error("boom"); };', 'factory failed: boom'],
   ])('fails with PODCONFIG_PLUGIN_LOAD naming the handler for %s', async (_what, name, source, message) => {
     if (source !== undefined) await writeFile(join(dir.path, name), source);

@@ -84,9 +84,19 @@ function resolvePackage(spec: HandlerSpec, parent: string): string | undefined {
 
 /** True for an object with a non-empty `name`, `syncPod()` and `killPod()`: what the reconciler drives. */
 export function isSyncHandler(value: unknown): value is SyncHandler {
-  const h = value as Partial<SyncHandler> | null;
-  return typeof h === 'object' && h !== null && typeof h.name === 'string' && h.name !== '' &&
-    typeof h.syncPod === 'function' && typeof h.killPod === 'function';
+  return handlerShapeProblem(value) === undefined;
+}
+
+/** What keeps `value` from being a handler (`it has no killPod()`), or undefined: the error names it. */
+export function handlerShapeProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return `it is ${value === null ? 'null' : typeof value}, not an object`;
+  const h = value as Partial<Record<keyof SyncHandler, unknown>>;
+  const missing = [
+    ...(typeof h.name === 'string' && h.name !== '' ? [] : [h.name === '' ? 'its name is empty' : 'it has no name']),
+    ...(typeof h.syncPod === 'function' ? [] : ['it has no syncPod()']),
+    ...(typeof h.killPod === 'function' ? [] : ['it has no killPod()']),
+  ];
+  return missing.length === 0 ? undefined : missing.join(', ');
 }
 
 /**
@@ -143,7 +153,7 @@ async function load(spec: HandlerSpec, ctx: HandlerLoaderContext): Promise<SyncH
     const builtin = (builtinHandlers as Readonly<Record<string, SyncHandlerFactory>>)[spec.name];
     const factory = builtin ?? (await importFactory(spec, ctx.cwd ?? process.cwd()));
     try {
-      return await factory({ logger: logs.logger, nodeName: ctx.nodeName, options, signal: factorySignal });
+      return await factory({ logger: logs.logger, nodeName: ctx.nodeName, options, signal: factorySignal, callTimeoutMs: timeoutMs });
     } catch (err: unknown) {
       if (PodConfigError.is(err)) throw err;
       throw pluginError(spec, `factory failed: ${errorMessage(err)}`, err);
@@ -163,7 +173,7 @@ async function load(spec: HandlerSpec, ctx: HandlerLoaderContext): Promise<SyncH
     throw err;
   }
   if (!isSyncHandler(handler)) {
-    const err = pluginError(spec, 'the factory must return an object with a non-empty name, syncPod() and killPod()');
+    const err = pluginError(spec, `the factory must return an object with a non-empty name, syncPod() and killPod(): ${handlerShapeProblem(handler) ?? ''}`);
     givenUp.abort(err);
     throw err;
   }

@@ -1,6 +1,7 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import sonicBoom from 'sonic-boom';
+import { errorMessageWithCauses } from '@podconfig/core';
 
 /**
  * Paths pino censors wherever they appear (one or two levels deep). Libraries never log these on
@@ -23,33 +24,6 @@ export interface RootLoggerOptions {
 }
 
 /**
- * An error's message and those of its causes that it does not quote already. pino's `err` serializer
- * appends every cause's message; podconfig's errors often quote their cause (`cannot load module: <why>`),
- * which then showed twice.
- */
-export function messageWithNewCauses(err: Error): string {
-  let text = err.message;
-  const seen = new Set<unknown>([err]);
-  // Error-like causes as pino takes them: anything with a string `message`, an Error or not.
-  for (let cause = errorLike(err.cause); cause !== undefined && !seen.has(cause); cause = errorLike(cause.cause)) {
-    seen.add(cause);
-    if (cause.message !== '' && !quotes(text, cause.message)) text += `: ${cause.message}`;
-  }
-  return text;
-}
-
-function errorLike(value: unknown): { readonly message: string; readonly cause?: unknown } | undefined {
-  return typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string'
-    ? (value as { message: string; cause?: unknown })
-    : undefined;
-}
-
-/** `text` quotes `message` as a wrapper does: after `: `, in parentheses, or at its end (not just anywhere). */
-function quotes(text: string, message: string): boolean {
-  return text.endsWith(message) || text.includes(`: ${message}`) || text.includes(`(${message})`);
-}
-
-/**
  * A rejected manifest is the input's fault, and its message names the file or URL and what is wrong where: a stack
  * (1 KB of the decoder's frames) would only bury that in every warn line an operator's typo causes.
  */
@@ -59,13 +33,13 @@ const isManifestRejection = (err: Error): boolean => {
 };
 
 /**
- * pino's `err` serializer (type, stack with the causes' stacks, own fields), with {@link messageWithNewCauses};
+ * pino's `err` serializer (type, stack with the causes' stacks, own fields), with {@link errorMessageWithCauses};
  * no stack for a rejected manifest.
  */
 function serializeError(err: Error): ReturnType<typeof pino.stdSerializers.err> {
   const out = pino.stdSerializers.err(err);
   if (!(err instanceof Error) || typeof out !== 'object' || out === null) return out;
-  out.message = messageWithNewCauses(err);
+  out.message = errorMessageWithCauses(err);
   if (isManifestRejection(err)) delete (out as { stack?: string }).stack;
   return out;
 }

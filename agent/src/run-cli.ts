@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { MAX_TIMER_MS, PodConfigError, errorMessage, processGroupKillsPending, processGroupKillsSettled } from '@podconfig/core';
+import { MAX_TIMER_MS, PodConfigError, errorMessage, errorMessageWithCauses, processGroupKillsPending, processGroupKillsSettled } from '@podconfig/core';
 import { parseCommandLine } from './cli.js';
 import { loadConfigFile } from './config-file.js';
-import { createRootLogger, messageWithNewCauses } from './logger.js';
+import { createRootLogger } from './logger.js';
 import { runAgent } from './main.js';
 import { AgentMetrics } from './metrics.js';
 import { resolveConfig } from './settings.js';
@@ -36,7 +36,7 @@ function reportInvalid(err: unknown): number {
 
 /** The message and its cause chain (each cause once, unless the message already says it: the log serializer's rule), on one line. */
 export function messageWithCauses(err: unknown): string {
-  const text = err instanceof Error ? messageWithNewCauses(err) : errorMessage(err);
+  const text = errorMessageWithCauses(err);
   return text.replace(/\s*\n\s*/g, ' ');
 }
 

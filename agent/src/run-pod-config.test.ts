@@ -41,13 +41,13 @@ describe('podConfigOptionsToConfig()', () => {
   });
 
   it.each([
-    ['no name', { async syncPod() {}, async killPod() {} }],
-    ['an empty name', { name: '', async syncPod() {}, async killPod() {} }],
-    ['no killPod()', { name: 'h', async syncPod() {} }],
-    ['no syncPod()', { name: 'h', async killPod() {} }],
-  ])('rejects an in-process handler object with %s, as the CLI loader does', (_what, handler) => {
+    ['no name', { async syncPod() {}, async killPod() {} }, 'it has no name'],
+    ['an empty name', { name: '', async syncPod() {}, async killPod() {} }, 'its name is empty'],
+    ['no killPod()', { name: 'h', async syncPod() {} }, 'it has no killPod()'],
+    ['no syncPod()', { name: 'h', async killPod() {} }, 'it has no syncPod()'],
+  ])('rejects an in-process handler object with %s, as the CLI loader does, saying what is missing', (_what, handler, problem) => {
     expect(() => podConfigOptionsToConfig({ nodeName: NODE, handlers: [handler as unknown as SyncHandler] })).toThrow(expect.objectContaining({
-      code: 'PODCONFIG_CONFIG_INVALID', message: 'option "handlers"[0]: a handler object needs a non-empty name, syncPod() and killPod()',
+      code: 'PODCONFIG_CONFIG_INVALID', message: `option "handlers"[0]: a handler object needs a non-empty name, syncPod() and killPod(): ${problem}`,
     }) as Error);
   });
 

@@ -2,7 +2,7 @@ import { pino, type Logger } from 'pino';
 import type { AddressInfo } from 'node:net';
 import { ConfigInvalidError, type Clock, type SyncHandler } from '@podconfig/core';
 import type { AgentConfig } from './agent-config.js';
-import { isSyncHandler } from './handler-loader.js';
+import { handlerShapeProblem } from './handler-loader.js';
 import { runAgent } from './main.js';
 import { CONFIG_FIELDS, resolveConfig } from './settings.js';
 
@@ -113,8 +113,9 @@ export function podConfigOptionsToConfig(options: PodConfigOptions): AgentConfig
   const objects = handlers.filter(isHandlerObject);
   // The check the CLI's loader makes of what a factory returns: the reconciler would call what is missing.
   handlers.forEach((h, i) => {
-    if (isHandlerObject(h) && !isSyncHandler(h)) {
-      throw new ConfigInvalidError(`option "handlers"[${i}]: a handler object needs a non-empty name, syncPod() and killPod()`);
+    const problem = isHandlerObject(h) ? handlerShapeProblem(h) : undefined;
+    if (problem !== undefined) {
+      throw new ConfigInvalidError(`option "handlers"[${i}]: a handler object needs a non-empty name, syncPod() and killPod(): ${problem}`);
     }
   });
   // The library's defaults: no status server, no logs (runPodConfig's logger is silent unless given a level).

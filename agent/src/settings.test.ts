@@ -145,6 +145,12 @@ describe('resolveConfig()', () => {
     expect(resolveConfig({}, { manifestExtensions: ['.json'] }).manifestExtensions).toEqual(['.json']);
   });
 
+  it('rejects a --handler-concurrency below the number of handlers, naming how it was given', () => {
+    expect(() => resolveConfig({ 'handler-concurrency': '1', handler: ['log', 'state-dir=/s'] }, {}))
+      .toThrow('--handler-concurrency 1 is below the number of handlers (2): each handler needs a slot of its own, or a hung one holds back the others');
+    expect(resolveConfig({ 'handler-concurrency': '2', handler: ['log', 'state-dir=/s'] }, {}).handlerConcurrency).toBe(2);
+  });
+
   it('rejects --context with an empty --kubeconfig, naming both', () => {
     expect(() => resolveConfig({ kubeconfig: '', context: 'prod' }, {})).toThrow('--context needs a kubeconfig, but --kubeconfig is empty (standalone mode)');
   });

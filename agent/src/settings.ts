@@ -311,6 +311,9 @@ export function resolveConfig(flags: Readonly<Record<string, unknown>>, file: Re
   if ((config.manifestUrlClientCertFile === undefined) !== (config.manifestUrlClientKeyFile === undefined)) {
     throw new ConfigInvalidError('--manifest-url-client-cert and --manifest-url-client-key (staticPodURLClientCertFile and staticPodURLClientKeyFile) go together: set both or neither');
   }
+  if (config.handlerConcurrency < config.handlers.length) {
+    throw new ConfigInvalidError(`${settingName(config, 'handlerConcurrency')} ${config.handlerConcurrency} is below the number of handlers (${config.handlers.length}): each handler needs a slot of its own, or a hung one holds back the others`);
+  }
   if (config.kubeconfig === '' && config.context !== undefined) {
     throw new ConfigInvalidError(`${settingName(config, 'context')} needs a kubeconfig, but ${settingName(config, 'kubeconfig')} is empty (standalone mode)`);
   }

@@ -78,7 +78,12 @@ describe('docs/handlers.md "Write your own handler"', () => {
     it('is a valid config file whose handler entries all load', async () => {
       await writeFile(join(tmp.path, 'my-handler.mjs'), await documentedExample('my-handler.mjs'));
       const configFile = join(tmp.path, 'config.yaml');
-      await writeFile(configFile, await documentedExample('config.yaml'));
+      // The example's hook is the reader's program: the exec factory checks that it can run, so one stands in for it.
+      const hook = join(tmp.path, 'pod-hook');
+      await writeFile(hook, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+      const example = await documentedExample('config.yaml');
+      expect(example).toContain('/usr/local/bin/pod-hook');
+      await writeFile(configFile, example.replaceAll('/usr/local/bin/pod-hook', hook));
 
       const config = resolveConfig({ 'node-name': NODE }, (await loadConfigFile(configFile)).fields);
       expect(config.staticPodPath).toBe('/etc/kubernetes/manifests');

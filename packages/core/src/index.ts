@@ -49,3 +49,4 @@ export { stripManagedFields } from './strip-managed-fields.js';
 export { parseDuration, formatDuration } from './duration.js';
 export { tlsFailure } from './tls-failure.js';
 export type { TlsFailure } from './tls-failure.js';
+export { errorMessageWithCauses } from './error-message-with-causes.js';

@@ -133,6 +133,11 @@ export interface SyncHandlerContext {
   readonly options: Readonly<Record<string, unknown>>;
   /** Aborted at shutdown, and when the agent gives up on the factory (it outlasted `--handler-timeout`). */
   readonly signal: AbortSignal;
+  /**
+   * How long the reconciler gives one call before it aborts the call's signal and abandons it (`--handler-timeout`),
+   * when known: a handler whose own limits run longer can say so at start.
+   */
+  readonly callTimeoutMs?: number;
 }
 
 /** The default export of a handler plugin module. */

@@ -75,9 +75,36 @@ describe('builtinHandlers', () => {
 
   describe('exec', () => {
     it('builds an ExecSyncHandler from NAME=ARG, without listPods', async () => {
-      const handler = await make('exec', { arg: '/usr/local/bin/sync-pod' });
+      const handler = await make('exec', { arg: '/bin/true' });
       expect(handler).toBeInstanceOf(ExecSyncHandler);
       expect(isPodLister(handler)).toBe(false);
+    });
+
+    it('refuses at start a program that cannot run, looking a bare name up in PATH (the env option\'s first)', async () => {
+      const notExecutable = join(tmp.path, 'hook.sh');
+      await writeFile(notExecutable, '#!/bin/sh\n', { mode: 0o644 });
+      const cases: [Record<string, unknown>, string][] = [
+        [{ arg: '/nonexistent/hook' }, 'handler "exec": option "command" names "/nonexistent/hook": no such file'],
+        [{ arg: tmp.path }, `handler "exec": option "command" names ${JSON.stringify(tmp.path)}: not a regular file`],
+        [{ arg: 'no-such-program-podconfig' }, 'handler "exec": option "command" names "no-such-program-podconfig": not found in PATH'],
+        [{ arg: '/bin/sh -c touch x' }, 'handler "exec": option "command" names "/bin/sh -c touch x": no such file (it names one program, never split into arguments: give them as args in the config file\'s handlers: entry)'],
+        [{ command: '/bin/true', list: ['/nonexistent/list', '--json'] }, 'handler "exec": option "list" names "/nonexistent/list": no such file'],
+        [{ command: 'sh', env: { PATH: tmp.path } }, 'handler "exec": option "command" names "sh": not found in PATH'],
+      ];
+      if (process.getuid?.() !== 0) cases.push([{ arg: notExecutable }, `handler "exec": option "command" names ${JSON.stringify(notExecutable)}: not executable (EACCES)`]);
+      for (const [options, message] of cases) expect((await configError('exec', options)).message).toBe(message);
+      expect(await make('exec', { arg: 'sh' })).toBeInstanceOf(ExecSyncHandler);
+    });
+
+    it('warns at start when its own time limits outlast the reconciler\'s call timeout', async () => {
+      const lines: Record<string, unknown>[] = [];
+      const capture = pino({ level: 'warn' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+      const build = (timeout: string, callTimeoutMs: number): Promise<SyncHandler> =>
+        Promise.resolve(builtinHandlers.exec({ logger: capture, nodeName: 'node-1', options: { command: '/bin/true', timeout, killGrace: '5s' }, signal, callTimeoutMs }));
+      await build('55s', 60_000);
+      expect(lines).toEqual([]);
+      await build('2m', 60_000);
+      expect(lines).toMatchObject([{ level: 40, timeoutMs: 120_000, killGraceMs: 5_000, callTimeoutMs: 60_000 }]);
     });
 
     it('builds a ListingExecSyncHandler when list is set, and runs it with the parsed options', async () => {

@@ -1,5 +1,6 @@
 import { ConfigInvalidError, fileReadProblem, readBoundedFile, type SyncHandlerFactory } from '@podconfig/core';
 import { EXEC_DEFAULT_KILL_GRACE_MS, EXEC_DEFAULT_TIMEOUT_MS, ExecSyncHandler } from './exec-sync-handler.js';
+import { programProblem } from './find-program.js';
 import { HandlerOptions } from './handler-options.js';
 import { ListingExecSyncHandler } from './listing-exec-sync-handler.js';
 import { LogSyncHandler } from './log-sync-handler.js';
@@ -18,18 +19,33 @@ const stateDir: SyncHandlerFactory = ({ logger, options }) => {
   return new StateDirSyncHandler({ dir: o.requiredString('dir', 'directory'), logger });
 };
 
-const exec: SyncHandlerFactory = ({ logger, nodeName, options }) => {
+const exec: SyncHandlerFactory = ({ logger, nodeName, options, callTimeoutMs }) => {
   const o = new HandlerOptions('exec', options).allow('arg', 'command', 'args', 'timeout', 'killGrace', 'env', 'list');
   const command = o.requiredString('command', 'program to run');
   const args = o.stringArray('args');
   const env = o.env('env');
   const list = o.command('list');
+  const timeoutMs = o.duration('timeout', EXEC_DEFAULT_TIMEOUT_MS);
+  const killGraceMs = o.duration('killGrace', EXEC_DEFAULT_KILL_GRACE_MS);
+  if (callTimeoutMs !== undefined && timeoutMs + killGraceMs > callTimeoutMs) {
+    // The reconciler abandons the call first: the pod's next command then waits for this one to be killed.
+    logger.warn({ timeoutMs, killGraceMs, callTimeoutMs },
+      'exec timeout + killGrace is longer than the handler call timeout: a call is abandoned at the call timeout while its command runs on until its own timeout and kill');
+  }
+  const path = env?.['PATH'] ?? process.env['PATH'];
+  for (const [key, program] of [['command', command], ['list', list?.command]] as const) {
+    const problem = program === undefined ? undefined : programProblem(program, path);
+    if (problem === undefined) continue;
+    // `exec=/bin/sh -c x` names a program called "/bin/sh -c x": arguments are never split out of it.
+    const hint = /\s/.test(program ?? '') ? ' (it names one program, never split into arguments: give them as args in the config file\'s handlers: entry)' : '';
+    throw o.error(key, `names ${JSON.stringify(program)}: ${problem}${hint}`);
+  }
   const base = {
     command,
     ...(args === undefined ? {} : { args }),
     ...(env === undefined ? {} : { env }),
-    timeoutMs: o.duration('timeout', EXEC_DEFAULT_TIMEOUT_MS),
-    killGraceMs: o.duration('killGrace', EXEC_DEFAULT_KILL_GRACE_MS),
+    timeoutMs,
+    killGraceMs,
     nodeName,
     logger,
   };

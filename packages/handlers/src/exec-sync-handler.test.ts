@@ -205,6 +205,54 @@ describe(ExecSyncHandler.name, () => {
       expect(() => process.kill(main, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
     });
 
+    it("does not start a pod's command while the pod's previous one, abandoned by the reconciler, still runs", async () => {
+      // Each run notes its pid; a run that finds the previous one alive notes an overlap.
+      const command = await script('once.sh', [
+        'trap "" TERM',
+        'if [ -f "$OUT/last.pid" ] && kill -0 "$(cat "$OUT/last.pid")" 2>/dev/null; then echo overlap >> "$OUT/overlaps"; fi',
+        'echo $$ > "$OUT/last.pid.tmp"; mv "$OUT/last.pid.tmp" "$OUT/last.pid"',
+        'echo $$ >> "$OUT/runs"',
+        'while :; do sleep 1; done',
+      ].join('\n'));
+      const exec = handler({ command, timeoutMs: 60_000, killGraceMs: 300 });
+      const pod = makePod('a');
+      const first = new AbortController();
+      // The reconciler's call limit passes: it aborts the signal and abandons the call (which still waits for the kill).
+      const abandoned = exec.syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, first.signal);
+      await waitForFile(join(tmp.path, 'last.pid'), tmp.path);
+      first.abort();
+      const retry = new AbortController();
+      const next = exec.syncPod({ type: 'create', pod, source: 'file', attempt: 2 }, retry.signal);
+      await abandoned;
+      await vi.waitFor(async () => expect((await readFile(join(tmp.path, 'runs'), 'utf8')).trim().split('\n')).toHaveLength(2), { timeout: 10_000 });
+      retry.abort();
+      await next;
+      await expect(readFile(join(tmp.path, 'overlaps'), 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+      // Another pod does not wait.
+      const other = new AbortController();
+      const otherCall = exec.syncPod({ type: 'create', pod: makePod('b'), source: 'file', attempt: 1 }, other.signal);
+      await vi.waitFor(async () => expect((await readFile(join(tmp.path, 'runs'), 'utf8')).trim().split('\n')).toHaveLength(3), { timeout: 10_000 });
+      other.abort();
+      await otherCall;
+    });
+
+    it('ends a call that waits for the pod\'s previous command when its own signal aborts, without starting one or waiting on', async () => {
+      const command = await script('slow.sh', 'trap "" TERM\necho $$ >> "$OUT/runs"\nwhile :; do sleep 1; done');
+      const exec = handler({ command, timeoutMs: 60_000, killGraceMs: 2_000 });
+      const pod = makePod('a');
+      const first = new AbortController();
+      const abandoned = exec.syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, first.signal);
+      await waitForFile(join(tmp.path, 'runs'), tmp.path);
+      first.abort(); // SIGKILL comes 2 s later
+      const retry = new AbortController();
+      const order: string[] = [];
+      const next = exec.syncPod({ type: 'create', pod, source: 'file', attempt: 2 }, retry.signal).then(() => order.push('retry'));
+      retry.abort();
+      await Promise.all([next, abandoned.then(() => order.push('abandoned'))]);
+      expect(order).toEqual(['retry', 'abandoned']); // the retry returned while the first command still ran
+      expect((await readFile(join(tmp.path, 'runs'), 'utf8')).trim().split('\n')).toHaveLength(1);
+    });
+
     it('returns after the command exits even when a background process keeps its output open', async () => {
       const command = await script('daemon.sh', 'sleep 30 &\necho $! > "$OUT/daemon.pid"\necho started\nexit 0');
       await handler({ command }).syncPod({ type: 'create', pod: makePod('a'), source: 'file', attempt: 1 }, signal);

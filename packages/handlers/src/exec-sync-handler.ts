@@ -40,6 +40,12 @@ export class ExecSyncHandler implements SyncHandler {
   readonly name: string = 'exec';
   readonly #o: ExecSyncHandlerOptions;
   readonly #log: Logger;
+  /**
+   * Pod UID → its command's run, until the process group is reaped. The reconciler never overlaps calls for a pod,
+   * but it abandons one at its own time limit, while the command may still run (its `timeoutMs` and `killGraceMs`
+   * can outlast that limit): the next call for the pod waits for it, so a pod's hook never runs twice at once.
+   */
+  readonly #running = new Map<string, Promise<unknown>>();
 
   constructor(options: ExecSyncHandlerOptions) {
     nonEmptyString('exec', 'command', options.command);
@@ -67,10 +73,42 @@ export class ExecSyncHandler implements SyncHandler {
     if (signal.aborted) return;
     const fields = { op, ...podLogFields(pod) };
     const what = `${op} of ${podDescription(pod)}`;
+    const uid = podUid(pod);
+    const previous = this.#running.get(uid);
+    if (previous !== undefined) {
+      this.#log.debug(fields, 'waiting for the pod\'s previous command, abandoned by the reconciler, to end');
+      await untilSettledOrAborted(previous, signal);
+      // Aborted while waiting: this call never started its command (the reconciler retries it).
+      if (signal.aborted) return;
+    }
     const timeoutMs = this.#o.timeoutMs ?? EXEC_DEFAULT_TIMEOUT_MS;
     let result: CommandResult;
+    const run = this.#run(op, pod, extraEnv, fields, timeoutMs, signal);
+    this.#running.set(uid, run);
     try {
-      result = await runCommand({
+      result = await run;
+    } catch (err: unknown) {
+      throw new PodConfigError('PODCONFIG_HANDLER_FAILED', `exec: cannot start ${this.#o.command} for ${what}`, {
+        cause: err,
+        retryable: true,
+      });
+    } finally {
+      if (this.#running.get(uid) === run) this.#running.delete(uid);
+    }
+    if (result.stdoutDropped > 0 || result.stderrDropped > 0) {
+      this.#log.warn({ ...fields, stdoutDropped: result.stdoutDropped, stderrDropped: result.stderrDropped },
+        'command output truncated');
+    }
+    if (result.aborted) return;
+    checkResult(this.#o.command, result, timeoutMs, what);
+    this.#log.debug({ ...fields, pid: result.pid }, 'command succeeded');
+  }
+
+  #run(
+    op: string, pod: Pod, extraEnv: Readonly<Record<string, string>>, fields: Readonly<Record<string, unknown>>, timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<CommandResult> {
+    return runCommand({
         command: this.#o.command,
         args: this.#o.args ?? [],
         env: {
@@ -88,20 +126,19 @@ export class ExecSyncHandler implements SyncHandler {
         onStdoutLine: (line) => this.#log.debug({ ...fields, stream: 'stdout', line }, 'command output'),
         onStderrLine: (line) => this.#log.warn({ ...fields, stream: 'stderr', line }, 'command output'),
       }, signal);
-    } catch (err: unknown) {
-      throw new PodConfigError('PODCONFIG_HANDLER_FAILED', `exec: cannot start ${this.#o.command} for ${what}`, {
-        cause: err,
-        retryable: true,
-      });
-    }
-    if (result.stdoutDropped > 0 || result.stderrDropped > 0) {
-      this.#log.warn({ ...fields, stdoutDropped: result.stdoutDropped, stderrDropped: result.stderrDropped },
-        'command output truncated');
-    }
-    if (result.aborted) return;
-    checkResult(this.#o.command, result, timeoutMs, what);
-    this.#log.debug({ ...fields, pid: result.pid }, 'command succeeded');
   }
+}
+
+/** Resolves when `run` settles (either way) or `signal` aborts, whichever comes first. */
+function untilSettledOrAborted(run: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    signal.addEventListener('abort', done, { once: true });
+    run.then(done, done);
+  });
 }
 
 /** The environment every command of these options gets: base, configured, then ours. */

@@ -57,10 +57,13 @@ describe(StateDirSyncHandler.name, () => {
       await writeFile(fileOf('default', 'web'), '{}', { mode: 0o644 });
       await chmod(fileOf('default', 'web'), 0o644);
       await writeFile(join(dir, 'notes.txt'), 'not ours', { mode: 0o644 });
+      await mkdir(fileOf('default', 'x'), { mode: 0o755 });
+      await chmod(fileOf('default', 'x'), 0o755);
       await handler.start(signal);
       expect((await stat(dir)).mode & 0o777).toBe(0o700);
       expect((await stat(fileOf('default', 'web'))).mode & 0o777).toBe(0o600);
       expect((await stat(join(dir, 'notes.txt'))).mode & 0o777).toBe(0o644); // not a pod file: left alone
+      expect((await stat(fileOf('default', 'x'))).mode & 0o777).toBe(0o755); // a directory named like one: not locked
     });
 
     it('narrows a directory given through a symlink (the directory, not the link), and leaves a linked pod file alone', async () => {
@@ -87,6 +90,15 @@ describe(StateDirSyncHandler.name, () => {
   });
 
   describe('syncPod()', () => {
+    it('creates the directory again when it was removed while running, and writes the pod', async () => {
+      await handler.start(signal);
+      await tmp.cleanup(); // the whole tree, as `rm -rf` of the state directory's parent
+      const pod = makePod('web', { namespace: 'prod', uid: 'u1' });
+      await handler.syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal);
+      expect(await readPod('prod', 'web')).toEqual(pod);
+      expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    });
+
     it('writes the pod as JSON with mode 0600 (it may hold secrets) when it is created and updated', async () => {
       await handler.start(signal);
       const pod = makePod('web', { namespace: 'prod', uid: 'u1' });
@@ -151,11 +163,13 @@ describe(StateDirSyncHandler.name, () => {
     });
 
     it('throws PODCONFIG_HANDLER_FAILED when the directory cannot be written', async () => {
-      // no start(): the directory does not exist
+      // A file where the directory belongs (root may write anywhere else).
+      await mkdir(join(tmp.path, 'state'));
+      await writeFile(dir, 'not a directory');
       const err: unknown = await handler.syncPod({ type: 'create', pod: makePod('web'), source: 'file', attempt: 1 }, signal)
         .catch((e: unknown) => e);
       expect(PodConfigError.is(err, 'PODCONFIG_HANDLER_FAILED')).toBe(true);
-      expect((err as Error).cause).toMatchObject({ code: 'ENOENT' });
+      expect((err as Error).cause).toMatchObject({ code: 'ENOTDIR' });
     });
 
     it('throws a retryable PODCONFIG_HANDLER_FAILED naming the path when a FIFO is where the pod file belongs', async () => {

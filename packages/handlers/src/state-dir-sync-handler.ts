@@ -57,10 +57,10 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
       await mkdir(this.#dir, { recursive: true, mode: 0o700 });
       // A directory and pod files from before (0755 / 0644) are narrowed too: mkdir leaves an existing
       // directory's mode alone, and an unchanged pod is never written again.
-      await this.#ownerOnly(this.#dir, 0o700, { followLink: true });
+      await this.#ownerOnly(this.#dir, 0o700, { directory: true });
       for (const entry of await readdir(this.#dir)) {
         if (TEMP_FILE.test(entry)) await unlink(join(this.#dir, entry)).catch(ignoreMissing);
-        else if (POD_FILE.test(entry)) await this.#ownerOnly(join(this.#dir, entry), 0o600);
+        else if (POD_FILE.test(entry)) await this.#ownerOnly(join(this.#dir, entry), 0o600, { directory: false });
       }
     } catch (err: unknown) {
       throw new PodConfigError('PODCONFIG_HANDLER_FAILED', `state-dir: cannot prepare directory ${this.#dir}`, {
@@ -174,15 +174,15 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
     }
   }
 
-  /** Sets `mode` on `path` when group or others may access it (a regular file or directory, not a link). */
   /**
-   * Narrows `path` to `mode` when others may read it. An entry that is a symlink is left alone (chmod would change
-   * whatever it points to); the directory itself is followed, as a `dir` given through a link is still where
-   * the pod specs go.
+   * Narrows `path` to `mode` when others may read it, if it is what it should be: the directory, or a regular
+   * pod file (a directory named like one is skipped, as by listPods: 0600 would lock it). An entry that is a symlink
+   * is left alone (chmod would change whatever it points to); the directory itself is followed, as a `dir` given
+   * through a link is still where the pod specs go.
    */
-  async #ownerOnly(path: string, mode: number, o: { readonly followLink?: boolean } = {}): Promise<void> {
-    const info = await (o.followLink === true ? stat(path) : lstat(path)).catch(() => undefined);
-    if (info === undefined || info.isSymbolicLink() || (info.mode & 0o077) === 0) return;
+  async #ownerOnly(path: string, mode: number, o: { readonly directory: boolean }): Promise<void> {
+    const info = await (o.directory ? stat(path) : lstat(path)).catch(() => undefined);
+    if (info === undefined || (o.directory ? !info.isDirectory() : !info.isFile()) || (info.mode & 0o077) === 0) return;
     try {
       await chmod(path, mode);
     } catch (err: unknown) {
@@ -208,7 +208,7 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
     const temp = join(this.#dir, `.${randomBytes(6).toString('hex')}.tmp`);
     try {
       // 0600, as the kubelet's file store writes (os.CreateTemp): a manifest may be readable by root alone.
-      const handle = await open(temp, 'wx', 0o600);
+      const handle = await this.#createTemp(temp);
       try {
         await handle.writeFile(bytes);
         await handle.sync();
@@ -221,6 +221,21 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
       throw err;
     }
     await syncDirectory(this.#dir);
+  }
+
+  /**
+   * Creates a temp file, and the directory first if it is gone (removed while the agent runs): as the kubelet makes
+   * its pod directories on every sync, instead of failing every write until a restart.
+   */
+  async #createTemp(temp: string): Promise<FileHandle> {
+    try {
+      return await open(temp, 'wx', 0o600);
+    } catch (err: unknown) {
+      if ((err as NodeJS.ErrnoException | undefined)?.code !== 'ENOENT') throw err;
+      await mkdir(this.#dir, { recursive: true, mode: 0o700 });
+      this.#log.warn({ dir: this.#dir }, 'state directory was missing: created it again');
+      return await open(temp, 'wx', 0o600);
+    }
   }
 }
 

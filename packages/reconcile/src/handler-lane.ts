@@ -1,5 +1,5 @@
 import {
-  errorMessage, exponentialBackoff, PodConfigError, podFullName, podRef, podUid,
+  errorMessageWithCauses, exponentialBackoff, PodConfigError, podFullName, podRef, podUid,
 } from '@podconfig/core';
 import type { Clock, KillPodReason, Pod, SyncHandler, SyncPodType } from '@podconfig/core';
 import type { Logger } from 'pino';
@@ -60,6 +60,19 @@ function killedPod(worker: PodWorker): Pod {
   const pod = worker.record.pod;
   if (running === undefined || running === pod) return pod;
   return worker.createAfterKill || podFullName(running) !== podFullName(pod) ? running : pod;
+}
+
+/**
+ * What a handler threw or rejected with, as an Error: a plain value (`Promise.reject(undefined)`, `throw 'busy'`)
+ * becomes one that says what it was, so the log line has an `err` and /pods a message that means something.
+ */
+function asError(value: unknown, what: string): Error {
+  if (value instanceof Error) return value;
+  const described = value === undefined ? 'without a reason (undefined)'
+    : typeof value === 'string' ? `with a string, not an Error: ${value}`
+      : typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || value === null ? `with ${String(value)}, not an Error`
+        : `with ${typeof value === 'object' ? 'an object' : `a ${typeof value}`} that is not an Error`;
+  return new PodConfigError('PODCONFIG_HANDLER_FAILED', `${what} failed ${described}`, { retryable: true, cause: value });
 }
 
 /** A handler call's log fields: built only when a line is written (most calls write none). */
@@ -270,9 +283,10 @@ export class HandlerLane {
       }
     } else {
       worker.failures += 1;
-      const err = result.err;
+      const err = asError(result.err, kind === 'kill' ? this.#killWhat : this.#syncWhat);
       worker.lastError = {
-        message: errorMessage(err),
+        // With its causes: /pods tells EACCES from ENOSPC from ECONNREFUSED, as the log line does.
+        message: errorMessageWithCauses(err),
         code: PodConfigError.is(err) ? err.code : 'PODCONFIG_HANDLER_FAILED',
         time: now,
       };

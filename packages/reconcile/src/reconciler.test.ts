@@ -351,6 +351,15 @@ describe(Reconciler.name, () => {
       expect(() => new Reconciler({ handlers: [], sources: [], logger, clock, retry: { initialMs: 10, maxMs: 5 } })).toThrow(ConfigInvalidError);
     });
 
+    it('rejects a concurrency below the number of handlers (a hung one would hold back the others), and gives each a slot by default', () => {
+      const clock = new ManualClock();
+      const handlers = (n: number): TestHandler[] => Array.from({ length: n }, (_, i) => new TestHandler(`h${i}`));
+      expect(() => new Reconciler({ handlers: handlers(2), sources: [], logger, clock, concurrency: 1 }))
+        .toThrow('concurrency 1 is below the number of handlers (2): each handler needs a slot of its own, or a hung one holds back the others');
+      expect(() => new Reconciler({ handlers: handlers(2), sources: [], logger, clock, concurrency: 2 })).not.toThrow();
+      expect(() => new Reconciler({ handlers: handlers(10), sources: [], logger, clock })).not.toThrow();
+    });
+
     it('rejects an unknown source name and a handler without syncPod or killPod, naming the option', () => {
       const clock = new ManualClock();
       // What a JavaScript caller can pass: the types rule these out.
@@ -1141,7 +1150,7 @@ describe(Reconciler.name, () => {
       await h.feed.push('file', 'ADD', [pod('a')]);
       await handler.lists.count(1);
       await handler.ended.count(1);
-      report = () => [null, 'x', { uid: 'uid-a' }, { uid: 'uid-orphan' }];
+      report = () => [null, 'x', { foo: 1 }, { uid: '', name: '' }, { uid: 'uid-a' }, { uid: 'uid-orphan' }];
       await clock.sleeping(2_000);
       clock.advance(2_000);
       await handler.lists.count(2);
@@ -1158,7 +1167,7 @@ describe(Reconciler.name, () => {
         'listPods returned no array; retrying next period',
         'listPods returned entries that are not { uid, namespace, name } objects; ignored',
       ]);
-      expect(lines[1]).toMatchObject({ handler: 'h', ignored: 2 });
+      expect(lines[1]).toMatchObject({ handler: 'h', ignored: 4 });
     });
 
     it('logs an orphan the handler listed by UID alone by its UID, without an empty pod name', async () => {
@@ -1549,6 +1558,24 @@ describe(Reconciler.name, () => {
   });
 
   describe('pods()', () => {
+    it("reports a last error with its causes, and what a handler rejected with when it was not an Error", async () => {
+      const clock = new ManualClock();
+      const causes = new TestHandler('causes', () => {
+        throw new PodConfigError('PODCONFIG_HANDLER_FAILED', 'state-dir: cannot write /s/default_a.json', {
+          cause: Object.assign(new Error("EACCES: permission denied, open '/s/.1.tmp'"), { code: 'EACCES' }),
+        });
+      });
+      const nothing = new TestHandler('nothing', () => Promise.reject(undefined)); // eslint-disable-line @typescript-eslint/prefer-promise-reject-errors
+      const text = new TestHandler('text', () => Promise.reject('busy')); // eslint-disable-line @typescript-eslint/prefer-promise-reject-errors
+      const h = start({ handlers: [causes, nothing, text], clock });
+      await h.feed.push('file', 'ADD', [pod('a')]);
+      await h.events.count(3);
+      const errors = h.reconciler.pods()[0]!.handlers;
+      expect(errors['causes']?.lastError?.message).toBe("state-dir: cannot write /s/default_a.json: EACCES: permission denied, open '/s/.1.tmp'");
+      expect(errors['nothing']?.lastError).toMatchObject({ message: 'nothing syncPod failed without a reason (undefined)', code: 'PODCONFIG_HANDLER_FAILED' });
+      expect(errors['text']?.lastError?.message).toBe('text syncPod failed with a string, not an Error: busy');
+    });
+
     it('reports each desired pod with its annotations and, per handler, state, attempts, last error and last sync', async () => {
       const clock = new ManualClock();
       const t0 = clock.now();

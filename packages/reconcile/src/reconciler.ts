@@ -136,8 +136,15 @@ export class Reconciler {
     this.#housekeepingPeriodMs = positive('housekeepingPeriodMs', options.housekeepingPeriodMs ?? DEFAULTS.housekeepingPeriodMs);
     this.#callTimeoutMs = positive('callTimeoutMs', options.callTimeoutMs ?? DEFAULTS.callTimeoutMs);
     this.#shutdownTimeoutMs = nonNegative('shutdownTimeoutMs', options.shutdownTimeoutMs ?? DEFAULTS.shutdownTimeoutMs);
-    const concurrency = options.concurrency ?? DEFAULTS.concurrency;
+    const handlerCount = Array.isArray(options.handlers) ? options.handlers.length : 0;
+    // Unset: at least a slot per handler, whatever the number of handlers.
+    const concurrency = options.concurrency ?? Math.max(DEFAULTS.concurrency, handlerCount);
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new ConfigInvalidError(`concurrency must be a positive integer, got ${concurrency}`);
+    if (concurrency < handlerCount) {
+      // A hung handler holds every slot it may (max(1, concurrency − handlers + 1)): with fewer slots than handlers,
+      // another handler may get none until the hung calls time out.
+      throw new ConfigInvalidError(`concurrency ${concurrency} is below the number of handlers (${handlerCount}): each handler needs a slot of its own, or a hung one holds back the others`);
+    }
     // A cap alone below the default start (`{ maxMs: 5_000 }`) starts there: it only asks for quicker retries.
     const maxGiven = options.retry?.maxMs;
     const initialMs = positive('retry.initialMs', options.retry?.initialMs ?? (maxGiven === undefined ? DEFAULTS.retryInitialMs : Math.min(DEFAULTS.retryInitialMs, maxGiven)));
@@ -799,6 +806,8 @@ function lastEntry<K, V>(map: ReadonlyMap<K, V> | undefined): [K, V] | undefined
 function runningPodOf(entry: unknown): ActualPod | undefined {
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return undefined;
   const { uid, namespace, name } = entry as Record<string, unknown>;
+  // Neither a UID nor a name (`{ foo: 1 }`): no pod, and ignored as the other entries that are none.
+  if ((typeof uid !== 'string' || uid === '') && (typeof name !== 'string' || name === '')) return undefined;
   return {
     ...(typeof uid === 'string' ? { uid } : {}),
     ...(typeof namespace === 'string' ? { namespace } : {}),

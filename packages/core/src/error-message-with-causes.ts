@@ -1,0 +1,28 @@
+/**
+ * An error's message and those of its causes that it does not quote already: what went wrong, then why, on one
+ * line (`state-dir: cannot write /x for pod a: EACCES: permission denied, open '/x'`). pino's `err` serializer
+ * appends every cause's message; podconfig's errors often quote their cause (`cannot load module: <why>`),
+ * which then showed twice.
+ */
+export function errorMessageWithCauses(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  let text = err.message;
+  const seen = new Set<unknown>([err]);
+  // Error-like causes as pino takes them: anything with a string `message`, an Error or not.
+  for (let cause = errorLike(err.cause); cause !== undefined && !seen.has(cause); cause = errorLike(cause.cause)) {
+    seen.add(cause);
+    if (cause.message !== '' && !quotes(text, cause.message)) text += `: ${cause.message}`;
+  }
+  return text;
+}
+
+function errorLike(value: unknown): { readonly message: string; readonly cause?: unknown } | undefined {
+  return typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string'
+    ? (value as { message: string; cause?: unknown })
+    : undefined;
+}
+
+/** `text` quotes `message` as a wrapper does: after `: `, in parentheses, or at its end (not just anywhere). */
+function quotes(text: string, message: string): boolean {
+  return text.endsWith(message) || text.includes(`: ${message}`) || text.includes(`(${message})`);
+}
