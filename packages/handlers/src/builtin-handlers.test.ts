@@ -63,6 +63,15 @@ describe('builtinHandlers', () => {
       expect(isPodLister(fromDir) ? await fromDir.listPods(signal) : []).toEqual([{ uid: 'uid-default-a', namespace: 'default', name: 'a' }]);
     });
 
+    it('warns about a relative directory, naming where it lands', async () => {
+      const lines: Record<string, unknown>[] = [];
+      const capture = pino({ level: 'warn' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+      await builtinHandlers['state-dir']({ logger: capture, nodeName: 'node-1', options: { dir: join(tmp.path, 'abs') }, signal });
+      expect(lines).toEqual([]);
+      await builtinHandlers['state-dir']({ logger: capture, nodeName: 'node-1', options: { dir: 'relative/pods' }, signal });
+      expect(lines).toMatchObject([{ level: 40, dir: 'relative/pods', resolved: join(process.cwd(), 'relative/pods') }]);
+    });
+
     it('rejects a missing or empty directory', async () => {
       expect((await configError('state-dir', {})).message).toBe('handler "state-dir": option "dir" is required (the directory)');
       expect((await configError('state-dir', { dir: '' })).message)

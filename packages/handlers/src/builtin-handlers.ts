@@ -1,3 +1,4 @@
+import { isAbsolute, resolve } from 'node:path';
 import { ConfigInvalidError, fileReadProblem, readBoundedFile, type SyncHandlerFactory } from '@podconfig/core';
 import { EXEC_DEFAULT_KILL_GRACE_MS, EXEC_DEFAULT_TIMEOUT_MS, ExecSyncHandler } from './exec-sync-handler.js';
 import { programProblem } from './find-program.js';
@@ -16,7 +17,11 @@ const log: SyncHandlerFactory = ({ logger, options }) => {
 
 const stateDir: SyncHandlerFactory = ({ logger, options }) => {
   const o = new HandlerOptions('state-dir', options).allow('arg', 'dir');
-  return new StateDirSyncHandler({ dir: o.requiredString('dir', 'directory'), logger });
+  const dir = o.requiredString('dir', 'directory');
+  // A handler's options are its own: not resolved against a config file's directory, and under systemd the working
+  // directory is `/`. Said once, with where it lands.
+  if (!isAbsolute(dir)) logger.warn({ dir, resolved: resolve(dir) }, 'state-dir: a relative directory is taken from the working directory');
+  return new StateDirSyncHandler({ dir, logger });
 };
 
 const exec: SyncHandlerFactory = ({ logger, nodeName, options, callTimeoutMs }) => {
