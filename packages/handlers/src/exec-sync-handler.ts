@@ -109,23 +109,23 @@ export class ExecSyncHandler implements SyncHandler {
     signal: AbortSignal,
   ): Promise<CommandResult> {
     return runCommand({
-        command: this.#o.command,
-        args: this.#o.args ?? [],
-        env: {
-          ...execEnv(this.#o, op),
-          POD_NAMESPACE: pod.metadata?.namespace ?? '',
-          POD_NAME: pod.metadata?.name ?? '',
-          POD_UID: podUid(pod),
-          ...extraEnv,
-        },
-        stdin: JSON.stringify(pod),
-        timeoutMs,
-        killGraceMs: this.#o.killGraceMs ?? EXEC_DEFAULT_KILL_GRACE_MS,
-        stdoutLimit: EXEC_OUTPUT_LIMIT,
-        stderrLimit: EXEC_OUTPUT_LIMIT,
-        onStdoutLine: (line) => this.#log.debug({ ...fields, stream: 'stdout', line }, 'command output'),
-        onStderrLine: (line) => this.#log.warn({ ...fields, stream: 'stderr', line }, 'command output'),
-      }, signal);
+      command: this.#o.command,
+      args: this.#o.args ?? [],
+      env: {
+        ...execEnv(this.#o, op),
+        POD_NAMESPACE: pod.metadata?.namespace ?? '',
+        POD_NAME: pod.metadata?.name ?? '',
+        POD_UID: podUid(pod),
+        ...extraEnv,
+      },
+      stdin: JSON.stringify(pod),
+      timeoutMs,
+      killGraceMs: this.#o.killGraceMs ?? EXEC_DEFAULT_KILL_GRACE_MS,
+      stdoutLimit: EXEC_OUTPUT_LIMIT,
+      stderrLimit: EXEC_OUTPUT_LIMIT,
+      onStdoutLine: (line) => this.#log.debug({ ...fields, stream: 'stdout', line }, 'command output'),
+      onStderrLine: (line) => this.#log.warn({ ...fields, stream: 'stderr', line }, 'command output'),
+    }, signal);
   }
 }
 
