@@ -62,6 +62,19 @@ describe('createAgent()', () => {
     expect(lines.find((l) => l.msg.includes('standalone'))?.msg).toBe('kubeconfig set empty: standalone mode, no apiserver source');
   });
 
+  it('warns when KUBECONFIG names only files that do not exist: standalone, as client-go skips them, but likely a typo', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => { lines.push(JSON.parse(line) as Record<string, unknown>); } });
+    const named = `${join(dir.path, 'missing.yaml')}:${join(dir.path, 'also-missing.yaml')}`;
+    const agent = await createAgent(resolveConfig({ 'status-address': 'off', 'pod-manifest-path': dir.path }, {}), {
+      logger, signal: controller.signal, env: { HOME: dir.path, KUBECONFIG: named },
+    });
+    expect([...agent.sourceNames]).toEqual(['file']);
+    expect(lines.find((l) => String(l['msg']).includes('standalone'))).toMatchObject({
+      level: 40, KUBECONFIG: named, msg: 'KUBECONFIG names no file that exists or holds a configuration: standalone mode, no apiserver source',
+    });
+  });
+
   it('logs which kubeconfig and context the api source uses when it found one itself (~/.kube/config)', async () => {
     await mkdir(join(dir.path, '.kube'));
     await copyFile(await kubeconfig(), join(dir.path, '.kube', 'config'));

@@ -44,7 +44,15 @@ export async function createAgent(config: AgentConfig, o: CreateAgentOptions): P
     o.logger.info({ setting: settingName(config, 'kubeconfig') }, 'kubeconfig set empty: standalone mode, no apiserver source');
   } else {
     cluster = await loadCluster(config, env, o.signal);
-    if (cluster === undefined) o.logger.info({}, 'no kubeconfig and not in a cluster: standalone mode, no apiserver source');
+    if (cluster === undefined) {
+      // client-go skips KUBECONFIG's missing files; a KUBECONFIG of nothing but those is as often a typo as a choice.
+      const named = env['KUBECONFIG'];
+      if (config.kubeconfig === undefined && named !== undefined && named !== '') {
+        o.logger.warn({ KUBECONFIG: named }, 'KUBECONFIG names no file that exists or holds a configuration: standalone mode, no apiserver source');
+      } else {
+        o.logger.info({}, 'no kubeconfig and not in a cluster: standalone mode, no apiserver source');
+      }
+    }
     // Which credentials the api source uses (`kubeconfig:<file>#<context>` or `in-cluster`): found, not only given.
     else {
       o.logger.info({

@@ -11,15 +11,24 @@ export function errorMessageWithCauses(err: unknown): string {
   // Error-like causes as pino takes them: anything with a string `message`, an Error or not.
   for (let cause = errorLike(err.cause); cause !== undefined && !seen.has(cause); cause = errorLike(cause.cause)) {
     seen.add(cause);
-    if (cause.message !== '' && !quotes(text, cause.message)) text += `: ${cause.message}`;
+    if (cause.message !== '' && !quotes(text, cause.message) && !namesCode(text, cause)) text += `: ${cause.message}`;
   }
   return text;
 }
 
-function errorLike(value: unknown): { readonly message: string; readonly cause?: unknown } | undefined {
+function errorLike(value: unknown): { readonly message: string; readonly cause?: unknown; readonly code?: unknown } | undefined {
   return typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string'
-    ? (value as { message: string; cause?: unknown })
+    ? (value as { message: string; cause?: unknown; code?: unknown })
     : undefined;
+}
+
+/**
+ * `text` names the cause by its code in parentheses (`cannot be read (ENOENT)`), and the cause's message starts with
+ * it (`ENOENT: no such file or directory, open '/x'`): said already, and the wrapper names the file.
+ */
+function namesCode(text: string, cause: { readonly message: string; readonly code?: unknown }): boolean {
+  const code = cause.code;
+  return typeof code === 'string' && code !== '' && text.includes(`(${code})`) && cause.message.startsWith(`${code}:`);
 }
 
 /** `text` quotes `message` as a wrapper does: after `: `, in parentheses, or at its end (not just anywhere). */

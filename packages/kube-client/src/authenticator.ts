@@ -2,6 +2,7 @@ import { PodConfigError, type Clock } from '@podconfig/core';
 import type { Logger } from 'pino';
 import type { ClientCertificate, ClusterConfig } from './cluster-config.js';
 import { ExecCredentialPlugin, type ExecCredentials } from './exec-credential-plugin.js';
+import { headerValueProblem } from './impersonation-headers.js';
 import { keyPairProblem } from './pem.js';
 import { PolledFile } from './polled-file.js';
 import { Secret } from './secret.js';
@@ -109,6 +110,14 @@ export class Authenticator {
     const token = content.toString('utf8').trim();
     if (token === '') {
       this.#o.logger.warn({ tokenFile: file.path }, 'token file is empty; keeping the previous token');
+      return;
+    }
+    // Never sendable (undici refuses the header, as Go does): said here, naming the file, instead of a transport
+    // error per request. Its words name the problem, never the characters.
+    const problem = headerValueProblem(token);
+    if (problem !== undefined) {
+      if (this.#token === undefined) throw new PodConfigError('PODCONFIG_AUTH_FAILED', `the token in token file ${file.path} ${problem}`, { retryable: true });
+      this.#o.logger.warn({ tokenFile: file.path, problem }, 'token file holds a token that cannot be sent; keeping the previous token');
       return;
     }
     if (!new Secret(token).equals(this.#token)) {

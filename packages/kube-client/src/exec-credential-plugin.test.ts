@@ -141,6 +141,7 @@ describe(ExecCredentialPlugin.name, () => {
         [{ NO_STATUS: '1' }, "didn't return a status field"],
         [{ RAW: 'token: secret-raw\n' }, 'its output is not an ExecCredential'],
         [{ RAW: JSON.stringify({ apiVersion: V1, kind: 'ExecCredential', status: {} }) }, "didn't return a token or cert/key pair"],
+        [{ RAW: JSON.stringify({ apiVersion: V1, kind: 'ExecCredential', status: { token: 'secret-x\r\nX-Evil: 1' } }) }, 'returned a token that holds a control character, which an HTTP header cannot carry'],
         [{ CERT_JSON: '"x"', TOKEN_PREFIX: 'secret-' }, 'returned only certificate or key, not both'],
         [{ EXPIRES: 'tomorrow', TOKEN_PREFIX: 'secret-' }, 'returned an expirationTimestamp that is not RFC 3339'],
         [{ FAIL: 'no credentials configured' }, 'exited with code 3 (its stderr is logged at debug level)'],

@@ -2,6 +2,7 @@ import { PodConfigError, raceSignal, runCommand, type Clock, type CommandResult 
 import { parseGoYaml } from '@podconfig/manifest/go-yaml';
 import type { Logger } from 'pino';
 import type { ExecPluginConfig } from './cluster-config.js';
+import { headerValueProblem } from './impersonation-headers.js';
 import { keyPairProblem } from './pem.js';
 import { Secret } from './secret.js';
 
@@ -170,6 +171,9 @@ export class ExecCredentialPlugin {
     const key = text(status.clientKeyData);
     if (token === '' && cert === '' && key === '') throw fail("didn't return a token or cert/key pair");
     if ((cert === '') !== (key === '')) throw fail('returned only certificate or key, not both');
+    // Never sendable as a header (undici refuses it, as Go does): the plugin's fault, said as such.
+    const tokenProblem = token === '' ? undefined : headerValueProblem(token);
+    if (tokenProblem !== undefined) throw fail(`returned a token that ${tokenProblem}`);
     let expiresAt: number | undefined;
     if (status.expirationTimestamp !== undefined && status.expirationTimestamp !== null) {
       expiresAt = Date.parse(text(status.expirationTimestamp));

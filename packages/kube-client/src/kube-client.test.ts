@@ -1096,6 +1096,7 @@ describe(KubeClient.name, () => {
       it.each([
         ['empty (a rotation half done)', (file: string) => writeFile(file, '\n'), 'token file is empty; keeping the previous token'],
         ['unreadable (deleted)', (file: string) => rm(file), 'token file cannot be read; keeping the previous token'],
+        ['one no header can carry (two lines)', (file: string) => writeFile(file, 'tok-x\nsecond-line\n'), 'token file holds a token that cannot be sent; keeping the previous token'],
       ])('keeps the previous token while the token file is %s, and takes the next one', async (_what, spoil, warning) => {
         const { c, clock, tokenFile, lines } = await tokenFileClient();
         await spoil(tokenFile);

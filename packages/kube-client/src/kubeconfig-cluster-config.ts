@@ -191,6 +191,9 @@ async function userAuth(
     auth = { type: 'token', token: new Secret(token), tokenFile };
   } else if (hasBasic) {
     auth = { type: 'basic', username: u.username, password: new Secret(u.password ?? '') };
+  } else if (u.password !== undefined && exec === undefined) {
+    // kubectl would prompt for the username; an agent cannot, and the apiserver's 401 would not say why.
+    warnings.push(`the password of ${where} is not sent: basic auth needs a username too`);
   }
   if (exec !== undefined) {
     // client-go's exec authenticator steps aside when a token, basic auth or a client certificate is set.

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createPrivateKey } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -420,6 +421,9 @@ describe('loadClusterConfig()', () => {
       const file = await writeKubeconfig(join(dir.path, 'kc'), simple('https://127.0.0.1:6443', user));
       const config = await loadClusterConfig({ kubeconfig: file, env: {} });
       expect(config?.auth, JSON.stringify(user)).toEqual(auth);
+      // A password that nothing else stands in for is said to be unused (kubectl would prompt for the username).
+      const unused = (config?.warnings ?? []).filter((w) => w.includes('basic auth needs a username too'));
+      expect(unused, JSON.stringify(user)).toEqual(Object.keys(user).length === 1 && 'password' in user ? [`the password of user "u" in kubeconfig ${file} is not sent: basic auth needs a username too`] : []);
     }
     const withToken = await loadClusterConfig({
       kubeconfig: await writeKubeconfig(join(dir.path, 'kc'), simple('https://127.0.0.1:6443', { password: 'pw', tokenFile })),
@@ -469,6 +473,20 @@ describe('loadClusterConfig()', () => {
       [{ 'current-context': 'main', clusters: { c: {} }, contexts: { main: { cluster: 'c' } } }, 'no server found for cluster "c"'],
       [{ 'current-context': 'main', clusters: { c: { server: 'https://x' } }, contexts: { main: { cluster: 'c', user: 'ghost' } } }, 'user "ghost" does not exist'],
       [simple('https://127.0.0.1:1', { 'client-certificate-data': b64(pki.client.cert), 'client-key-data': b64(pki.server.key) }), 'is not usable'],
+      [
+        simple('https://127.0.0.1:1', {
+          'client-certificate-data': b64(pki.client.cert),
+          'client-key-data': b64(String(createPrivateKey(pki.client.key).export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'pw' }))),
+        }),
+        'the private key is encrypted (passphrase-protected), which is not supported',
+      ],
+      [
+        simple('https://127.0.0.1:1', {
+          'client-certificate-data': b64(pki.client.cert),
+          'client-key-data': b64(String(createPrivateKey(pki.client.key).export({ type: 'sec1', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'pw' }))),
+        }),
+        'the private key is encrypted (passphrase-protected), which is not supported',
+      ],
     ];
     for (const [stanzas, message] of cases) {
       const file = await writeKubeconfig(join(dir.path, 'kc'), stanzas);

@@ -22,6 +22,10 @@ export function caBundleProblem(pem: string): string | undefined {
 
 /** Checks that a client certificate and key parse and belong together; returns a problem or undefined. */
 export function keyPairProblem(cert: string, key: string): string | undefined {
+  // OpenSSL says `bad decrypt`; what it means is a passphrase nobody can type here (kubectl cannot parse one either).
+  if (/-----BEGIN ENCRYPTED PRIVATE KEY-----|^Proc-Type:\s*4,\s*ENCRYPTED/m.test(key)) {
+    return 'the private key is encrypted (passphrase-protected), which is not supported: decrypt it (openssl pkey -in key.pem -out plain.pem)';
+  }
   try {
     createSecureContext({ cert, key });
     return undefined;
