@@ -99,7 +99,7 @@ const webhook: SyncHandlerFactory = async ({ logger, options, signal }) => {
     timeoutMs,
     logger,
     ...(headers === undefined ? {} : { headers }),
-    ...(ca === undefined ? {} : { ca }),
+    ...(ca === undefined ? {} : { ca, caSource: caFile ?? 'caFile' }),
   });
 };
 

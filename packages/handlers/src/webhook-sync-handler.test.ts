@@ -281,10 +281,12 @@ describe(WebhookSyncHandler.name, () => {
       expect(server.requests).toHaveLength(1);
 
       await expect(webhook({ url: new URL(`${server.origin}/hook`) }).syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal))
-        .rejects.toMatchObject({ code: 'PODCONFIG_TLS' });
+        .rejects.toMatchObject({ code: 'PODCONFIG_TLS', message: expect.stringMatching(/\(trusted: Node\.js's default roots \(NODE_EXTRA_CA_CERTS adds to them\)\)$/) });
       const other = await createTestPki({ caName: 'some other CA' });
-      await expect(webhook({ url: new URL(`${server.origin}/hook`), ca: other.ca.cert })
-        .syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal)).rejects.toMatchObject({ code: 'PODCONFIG_TLS' });
+      await expect(webhook({ url: new URL(`${server.origin}/hook`), ca: other.ca.cert, caSource: '/etc/hook-ca.pem' })
+        .syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal)).rejects.toMatchObject({
+        code: 'PODCONFIG_TLS', message: expect.stringMatching(/^webhook .*: TLS verification failed \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\) for create of pod .*: .* \(trusted: the CA of \/etc\/hook-ca\.pem\)$/),
+      });
       expect(server.requests).toHaveLength(1);
     });
   });

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { Agent, buildConnector, request } from 'undici';
 import {
-  ConnectingSockets, linked, PodConfigError, raceSignal, safeUrl,
+  ConnectingSockets, linked, PodConfigError, raceSignal, safeUrl, tlsFailure,
   type ClosableHandler, type KillPodRequest, type Pod, type SyncHandler, type SyncPodRequest,
 } from '@podconfig/core';
 import { componentLogger } from './component-logger.js';
@@ -16,6 +16,8 @@ export interface WebhookSyncHandlerOptions {
   readonly headers?: readonly (readonly [string, string])[];
   /** PEM CA certificates to verify the server with, instead of the system roots. */
   readonly ca?: string;
+  /** Where `ca` came from (the `caFile` option's path), named in a TLS error whose chain leads to no trusted CA. */
+  readonly caSource?: string;
   /** For the response headers and, separately, for the response body; default 10 s. */
   readonly timeoutMs?: number;
   readonly logger: Logger;
@@ -35,11 +37,6 @@ export interface WebhookPayload {
   readonly gracePeriodSeconds?: number;
 }
 
-const TLS_ERRORS = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID',
-  'CERT_UNTRUSTED', 'CERT_REVOKED', 'ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_SSL_WRONG_VERSION_NUMBER',
-]);
 const TIMEOUT_ERRORS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 /** How much of a response body is read (and dropped) before the connection is given up: undici's default. */
 const DUMP_LIMIT_BYTES = 128 * 1024;
@@ -56,6 +53,8 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
   readonly #where: string;
   readonly #headers: string[];
   readonly #timeoutMs: number;
+  /** Which CAs are trusted, for a TLS error whose chain leads to none of them. */
+  readonly #trusted: string;
   readonly #agent: Agent;
   readonly #log: Logger;
   /**
@@ -100,6 +99,9 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
     this.#where = safeUrl(url);
     this.#headers = headers;
     this.#timeoutMs = timeoutMs;
+    this.#trusted = options.ca === undefined
+      ? "Node.js's default roots (NODE_EXTRA_CA_CERTS adds to them)"
+      : `the CA of ${options.caSource ?? 'the ca option'}`;
     const connector = buildConnector({ timeout: this.#timeoutMs, ...(options.ca === undefined ? {} : { ca: options.ca }) });
     this.#agent = new Agent({
       headersTimeout: this.#timeoutMs,
@@ -194,8 +196,11 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
       return new PodConfigError('PODCONFIG_HANDLER_TIMEOUT',
         `webhook ${this.#where} timed out after ${this.#timeoutMs} ms for ${what}`, { cause: err, retryable: true });
     }
-    if (typeof code === 'string' && TLS_ERRORS.has(code)) {
-      return new PodConfigError('PODCONFIG_TLS', `webhook ${this.#where}: TLS verification failed (${code}) for ${what}`,
+    // Read as kube-client and the http source read it (core's tlsFailure): every name a certificate holds, what was trusted.
+    const tls = tlsFailure(err);
+    if (tls !== undefined) {
+      const trusted = tls.untrusted ? ` (trusted: ${this.#trusted})` : '';
+      return new PodConfigError('PODCONFIG_TLS', `webhook ${this.#where}: TLS verification failed (${tls.code}) for ${what}: ${tls.reason}${trusted}`,
         { cause: err, retryable: true });
     }
     return new PodConfigError('PODCONFIG_HANDLER_FAILED', `webhook ${this.#where} failed for ${what}`, {
