@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { ConfigInvalidError, PodConfigError, isClosable, isPodLister, isStartable, type SyncHandler } from '@podconfig/core';
 import { createTestPki, makePod, tempDir } from '@podconfig/testing';
 import { builtinHandlers } from './builtin-handlers.js';
+import { programProblem } from './find-program.js';
 import { ExecSyncHandler } from './exec-sync-handler.js';
 import { ListingExecSyncHandler } from './listing-exec-sync-handler.js';
 import { LogSyncHandler } from './log-sync-handler.js';
@@ -103,6 +104,8 @@ describe('builtinHandlers', () => {
       if (process.getuid?.() !== 0) cases.push([{ arg: notExecutable }, `handler "exec": option "command" names ${JSON.stringify(notExecutable)}: not executable (EACCES)`]);
       for (const [options, message] of cases) expect((await configError('exec', options)).message).toBe(message);
       expect(await make('exec', { arg: 'sh' })).toBeInstanceOf(ExecSyncHandler);
+      // No PATH at all: execvp looks in /usr/bin:/bin, where sh is.
+      expect(programProblem('sh', undefined, tmp.path)).toBeUndefined();
     });
 
     it('warns at start when its own time limits outlast the reconciler\'s call timeout', async () => {

@@ -8,7 +8,8 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
  */
 export function programProblem(command: string, path: string | undefined, cwd: string = process.cwd()): string | undefined {
   if (command.includes('/')) return fileProblem(isAbsolute(command) ? command : resolve(cwd, command));
-  for (const dir of (path ?? '').split(delimiter)) {
+  // Without a PATH, execvp (and so spawn) looks in the system's default path.
+  for (const dir of (path ?? '/usr/bin:/bin').split(delimiter)) {
     // An empty entry of PATH is the working directory, as for execvp.
     if (fileProblem(join(dir === '' ? cwd : resolve(cwd, dir), command)) === undefined) return undefined;
   }
