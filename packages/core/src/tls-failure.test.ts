@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tlsFailure } from './tls-failure.js';
+import { tlsFailure, tlsFailureText, trustedCas } from './tls-failure.js';
 
 const coded = (message: string, code: string, extra: Record<string, unknown> = {}): Error => Object.assign(new Error(message), { code }, extra);
 
@@ -22,5 +22,15 @@ describe(tlsFailure.name, () => {
     expect(tlsFailure(cnOnly)?.reason).toBe('certificate is valid for api.example, not localhost');
     expect(tlsFailure(coded('x', 'ERR_TLS_CERT_ALTNAME_INVALID', { host: 'localhost', cert: {} }))?.reason).toBe('certificate names no host, not localhost');
     expect(tlsFailure(coded('as Node.js says it', 'ERR_TLS_CERT_ALTNAME_INVALID'))?.reason).toBe('as Node.js says it');
+  });
+
+  it('words a failure with what was trusted only when the chain led to no trusted CA', () => {
+    const untrusted = tlsFailure(coded('self-signed certificate', 'DEPTH_ZERO_SELF_SIGNED_CERT'))!;
+    const expired = tlsFailure(coded('certificate has expired', 'CERT_HAS_EXPIRED'))!;
+    expect(tlsFailureText(untrusted, trustedCas('/etc/ca.pem'))).toBe('DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate (trusted: the CA of /etc/ca.pem)');
+    expect(tlsFailureText(untrusted, trustedCas(undefined)))
+      .toBe("DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate (trusted: Node.js's default roots (NODE_EXTRA_CA_CERTS adds to them))");
+    expect(tlsFailureText(untrusted)).toBe('DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate');
+    expect(tlsFailureText(expired, trustedCas('/etc/ca.pem'))).toBe('CERT_HAS_EXPIRED: certificate has expired');
   });
 });

@@ -76,3 +76,16 @@ function nameMismatch(err: Error): string | undefined {
   if (names.length === 0 && typeof cn === 'string') names.push(cn);
   return names.length > 0 ? `certificate is valid for ${names.join(', ')}, not ${host}` : `certificate names no host, not ${host}`;
 }
+
+/**
+ * Which CAs a client trusted, for a TLS error whose chain leads to none of them: `the CA of <caSource>`, or, without a
+ * CA of its own (`caSource` undefined), Node.js's default roots.
+ */
+export function trustedCas(caSource: string | undefined): string {
+  return caSource === undefined ? "Node.js's default roots (NODE_EXTRA_CA_CERTS adds to them)" : `the CA of ${caSource}`;
+}
+
+/** `<code>: <reason>`, and `(trusted: <trusted>)` when the chain led to no trusted CA and `trusted` says which were. */
+export function tlsFailureText(failure: TlsFailure, trusted?: string): string {
+  return `${failure.code}: ${failure.reason}${failure.untrusted && trusted !== undefined ? ` (trusted: ${trusted})` : ''}`;
+}

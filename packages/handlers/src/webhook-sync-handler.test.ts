@@ -285,7 +285,7 @@ describe(WebhookSyncHandler.name, () => {
       const other = await createTestPki({ caName: 'some other CA' });
       await expect(webhook({ url: new URL(`${server.origin}/hook`), ca: other.ca.cert, caSource: '/etc/hook-ca.pem' })
         .syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal)).rejects.toMatchObject({
-        code: 'PODCONFIG_TLS', message: expect.stringMatching(/^webhook .*: TLS verification failed \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\) for create of pod .*: .* \(trusted: the CA of \/etc\/hook-ca\.pem\)$/),
+        code: 'PODCONFIG_TLS', message: expect.stringMatching(/^webhook .*: TLS verification failed for create of pod .*: UNABLE_TO_VERIFY_LEAF_SIGNATURE: .* \(trusted: the CA of \/etc\/hook-ca\.pem\)$/),
       });
       expect(server.requests).toHaveLength(1);
     });

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { Agent, buildConnector, request } from 'undici';
 import {
-  ConnectingSockets, linked, PodConfigError, raceSignal, safeUrl, tlsFailure,
+  ConnectingSockets, linked, PodConfigError, raceSignal, safeUrl, tlsFailure, tlsFailureText, trustedCas,
   type ClosableHandler, type KillPodRequest, type Pod, type SyncHandler, type SyncPodRequest,
 } from '@podconfig/core';
 import { componentLogger } from './component-logger.js';
@@ -99,9 +99,7 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
     this.#where = safeUrl(url);
     this.#headers = headers;
     this.#timeoutMs = timeoutMs;
-    this.#trusted = options.ca === undefined
-      ? "Node.js's default roots (NODE_EXTRA_CA_CERTS adds to them)"
-      : `the CA of ${options.caSource ?? 'the ca option'}`;
+    this.#trusted = trustedCas(options.ca === undefined ? undefined : (options.caSource ?? 'the ca option'));
     const connector = buildConnector({ timeout: this.#timeoutMs, ...(options.ca === undefined ? {} : { ca: options.ca }) });
     this.#agent = new Agent({
       headersTimeout: this.#timeoutMs,
@@ -199,8 +197,7 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
     // Read as kube-client and the http source read it (core's tlsFailure): every name a certificate holds, what was trusted.
     const tls = tlsFailure(err);
     if (tls !== undefined) {
-      const trusted = tls.untrusted ? ` (trusted: ${this.#trusted})` : '';
-      return new PodConfigError('PODCONFIG_TLS', `webhook ${this.#where}: TLS verification failed (${tls.code}) for ${what}: ${tls.reason}${trusted}`,
+      return new PodConfigError('PODCONFIG_TLS', `webhook ${this.#where}: TLS verification failed for ${what}: ${tlsFailureText(tls, this.#trusted)}`,
         { cause: err, retryable: true });
     }
     return new PodConfigError('PODCONFIG_HANDLER_FAILED', `webhook ${this.#where} failed for ${what}`, {

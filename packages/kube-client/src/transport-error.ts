@@ -1,4 +1,4 @@
-import { PodConfigError, tlsFailure } from '@podconfig/core';
+import { PodConfigError, tlsFailure, tlsFailureText } from '@podconfig/core';
 
 function errorCode(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
@@ -19,8 +19,7 @@ export function transportError(err: unknown, describe: string, server: string, t
   if (PodConfigError.is(err)) return err;
   const tls = tlsFailure(err);
   if (tls !== undefined) {
-    const hint = trusted !== undefined && tls.untrusted ? ` (trusted: ${trusted})` : '';
-    return new PodConfigError('PODCONFIG_TLS', `TLS with ${server} failed (${describe}): ${tls.code}: ${tls.reason}${hint}`, {
+    return new PodConfigError('PODCONFIG_TLS', `TLS with ${server} failed (${describe}): ${tlsFailureText(tls, trusted)}`, {
       cause: err,
       retryable: true,
     });

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { PodConfigError, REDIRECT_STATUSES, SourceUnavailableError, errorMessage, raceSignal, redirectTarget, safeUrl, tlsFailure, withTimeout } from '@podconfig/core';
+import { PodConfigError, REDIRECT_STATUSES, SourceUnavailableError, errorMessage, raceSignal, redirectTarget, safeUrl, tlsFailure, tlsFailureText, withTimeout } from '@podconfig/core';
 import { request, type Dispatcher } from 'undici';
 
 /** One GET of the manifest URL, redirects included. */
@@ -216,8 +216,7 @@ function classify(err: unknown, url: URL, req: ManifestRequest, deadlinePassed: 
   }
   const tls = tlsFailure(err);
   if (tls !== undefined) {
-    const hint = tls.untrusted ? ` (trusted: ${req.trusted})` : '';
-    return new PodConfigError('PODCONFIG_TLS', `${where}: TLS failure: ${tls.code}: ${tls.reason}${hint}`, { cause: err });
+    return new PodConfigError('PODCONFIG_TLS', `${where}: TLS failure: ${tlsFailureText(tls, req.trusted)}`, { cause: err });
   }
   return new SourceUnavailableError(`${where}: request failed: ${errorMessage(err)}`, { cause: err });
 }

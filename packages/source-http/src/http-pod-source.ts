@@ -17,6 +17,7 @@ import {
   podRef,
   podUid,
   safeUrl,
+  trustedCas,
   type Clock,
   podSetUpdate,
   type PodSetUpdate,
@@ -174,9 +175,7 @@ export class HttpPodSource implements PodSource, StatusReporter {
     checkNodeName(options.nodeName, 'http source: nodeName');
     this.#periodMs = positive('periodMs', options.periodMs ?? 20_000);
     this.#timeoutMs = positive('timeoutMs', options.timeoutMs ?? 10_000);
-    this.#trusted = options.ca === undefined
-      ? "Node.js's default roots (NODE_EXTRA_CA_CERTS adds to them)"
-      : `the CA of ${options.caSource ?? 'the ca option'}`;
+    this.#trusted = trustedCas(options.ca === undefined ? undefined : (options.caSource ?? 'the ca option'));
     this.#userAgent = options.userAgent ?? `podconfig (${process.platform}/${process.arch}) node/${process.version}`;
     this.#maxBytes = positive('maxBytes', options.maxBytes ?? MAX_MANIFEST_BYTES);
     if (this.#maxBytes > MAX_MANIFEST_BYTES) {
