@@ -1,7 +1,7 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
-import sonicBoom from 'sonic-boom';
 import { errorMessageWithCauses } from '@podconfig/core';
+import { StdoutDestination } from './stdout-destination.js';
 
 /**
  * Paths pino censors wherever they appear (one or two levels deep). Libraries never log these on
@@ -60,27 +60,21 @@ export function createRootLogger(o: RootLoggerOptions): Logger {
       ...(o.destination === undefined ? {} : { destination: o.destination }),
     }));
   }
-  return pino(options, o.destination ?? stdoutDestination());
+  if (o.destination !== undefined) return pino(options, o.destination);
+  const destination = stdoutDestination();
+  const logger = pino(options, destination);
+  destination.onDropped = (lines) => logger.warn({ droppedLines: lines }, 'log lines dropped: stdout took none while they were written');
+  return logger;
 }
 
-/**
- * stdout, written synchronously as the kubelet's klog writes: lines keep their order (pino's asynchronous default
- * wrote the last ones out of order at exit) and none waits in a buffer when the process ends. A reader that has
- * gone away (EPIPE: `| head`, a log forwarder that died) drops the lines, as pino drops them, instead of holding the
- * exit: sonic-boom 4, pino 10's, retried that write for good, deaf to every later signal; this one is 5, ours
- * whatever pino depends on.
- */
-function stdoutDestination(): DestinationStream {
-  const stream = new sonicBoom.SonicBoom({ fd: process.stdout.fd || 1, sync: true });
-  let gone = false;
-  const isBrokenPipe = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === 'EPIPE';
-  stream.on('error', (err: unknown) => {
-    if (!isBrokenPipe(err)) throw err;
-    gone = true;
-  });
-  return {
-    write: (line: string) => {
-      if (!gone) stream.write(line);
-    },
-  };
+let stdout: StdoutDestination | undefined;
+
+/** The process's one stdout destination; at exit it writes what a blocked stdout left queued, if it can. */
+function stdoutDestination(): StdoutDestination {
+  if (stdout === undefined) {
+    const destination = new StdoutDestination();
+    process.once('exit', () => destination.flushAtExit());
+    stdout = destination;
+  }
+  return stdout;
 }

@@ -1,13 +1,15 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { readlinkSync } from 'node:fs';
+import { closeSync, constants, openSync, readSync, readlinkSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { podManifestYaml, tempDir } from '@podconfig/testing';
+import { request } from 'undici';
 import { AGENT_BIN, AgentProcess, eventually } from '../support/agent-process.js';
+import { freePort } from '../support/realapi.js';
 
 /** `node --import` it to hold the load of one module (see the file). */
 const HOLD_LOAD = fileURLToPath(new URL('../support/hold-load/register.mjs', import.meta.url));
@@ -115,6 +117,45 @@ describe('podconfig-agent command line', () => {
       expect(stderr).toBe('');
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it('answers /healthz and exits 0 on SIGTERM while its stdout is a full FIFO nobody reads (a stalled log reader)', async () => {
+    // Before, a log write that met a full pipe was retried in a loop that held the event loop: /healthz went
+    // unanswered and SIGTERM unheard for as long as the reader stalled.
+    const manifests = join(tmp.path, 'manifests');
+    await mkdir(manifests);
+    for (let i = 0; i < 300; i++) await writeFile(join(manifests, `p${i}.yaml`), podManifestYaml(`p${i}`));
+    const fifo = join(tmp.path, 'stdout.fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    // The read end is opened first (without waiting for a writer) and never read until the agent has exited.
+    const readEnd = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writeEnd = openSync(fifo, constants.O_WRONLY);
+    const port = await freePort();
+    const child = spawn(process.execPath, [AGENT_BIN, '--log-level', 'debug', '--status-address', `127.0.0.1:${port}`, '--pod-manifest-path', manifests], {
+      env: { ...process.env, KUBECONFIG: '' }, stdio: ['ignore', writeEnd, 'pipe'],
+    });
+    closeSync(writeEnd);
+    try {
+      const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+      const get = async (path: string): Promise<{ status: number; body: string } | undefined> => {
+        try {
+          const res = await request(`http://127.0.0.1:${port}${path}`, { headersTimeout: 5_000, bodyTimeout: 5_000 });
+          return { status: res.statusCode, body: await res.body.text() };
+        } catch {
+          return undefined; // not listening yet
+        }
+      };
+      expect(await eventually(async () => { const r = await get('/readyz'); return r?.status === 200 ? r : undefined; }, 20_000, '/readyz ok')).toEqual({ status: 200, body: 'ok\n' });
+      expect(await get('/healthz')).toEqual({ status: 200, body: 'ok\n' });
+      child.kill('SIGTERM');
+      expect(await exited).toEqual([0, null]);
+      // The FIFO was full: the agent had written more than it holds, and nobody had read any of it.
+      const held = Buffer.alloc(1 << 20);
+      expect(readSync(readEnd, held)).toBeGreaterThanOrEqual(60_000);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      closeSync(readEnd);
     }
   });
 
