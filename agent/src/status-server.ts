@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { BlockList, isIP, type AddressInfo, type Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { ConfigInvalidError } from '@podconfig/core';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { StatusAddress } from './agent-config.js';
+import { isLoopbackAddress } from './status-address.js';
 import { healthAnswer, type HealthCheck } from './health-checks.js';
 import { IdleConnectionReaper } from './idle-connection-reaper.js';
 import { LogHealth } from './log-health.js';
@@ -38,17 +39,6 @@ export const IDLE_SOCKET_MS = 30_000;
 /** Loopback names a browser can only have reached on purpose (`Host` checks against DNS rebinding). */
 function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
-}
-
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-
-/** The address the server bound to is a loopback one (however the flag spelt it: `127.1`, `[0:0:0:0:0:0:0:1]`). */
-function isLoopbackAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped !== undefined) return LOOPBACK.check(mapped, 'ipv4');
-  return isIP(address) === 6 ? LOOPBACK.check(address, 'ipv6') : isIP(address) === 4 && LOOPBACK.check(address, 'ipv4');
 }
 
 /**
@@ -109,6 +99,11 @@ export class StatusServer {
     const address = server.address() as AddressInfo;
     this.#loopbackOnly = isLoopbackAddress(address.address);
     this.#log.info({ address: address.address, port: address.port }, 'status server listening');
+    if (!this.#loopbackOnly) {
+      // The kubelet's unauthenticated read-only port (10255) is off by default for this reason.
+      this.#log.warn({ address: address.address, port: address.port },
+        'status server listens beyond loopback: /pods and /sources, unauthenticated, show every desired pod\'s spec to whoever reaches it');
+    }
     this.#closed = new Promise<void>((resolve) => server.once('close', () => resolve()));
     const close = (): void => {
       this.#logHealth.close();
