@@ -171,6 +171,11 @@ describe('resolveConfig()', () => {
     ['a map with a bad name', { 'Bad Name': ['x'] }, ', header "Bad Name" value 1: the header name is empty or not a valid token'],
     ['a map setting Host', { Host: ['evil.example'] }, ', header "Host" value 1: the header \'Host\' is set by the HTTP client and cannot be configured'],
     ['a map value with CR LF', { 'X-Token': ['ok', 'a\r\nInjected: 1'] }, ', header "X-Token" value 2: the value of header \'X-Token\' contains control characters'],
+    // A value of the wrong type is named by its kind, never shown: it may be the token.
+    ['a map value that is a mapping', { Authorization: [{ Bearer: 'SECRET' }] }, ', header "Authorization" value 1: must be a string, got a mapping'],
+    ['a map value that is a number', { 'X-Token': [1234567] }, ', header "X-Token" value 1: must be a string, got a number'],
+    ['a list entry that is a mapping', [{ 'Authorization:Bearer SECRET': null }], '[0]: must be a string, got a mapping'],
+    ['a number', 1234567, ': must be a string, got a number'],
   ])('rejects staticPodURLHeader with %s at parse time, naming the file and the field', (_, value, rest) => {
     expect(() => resolveConfig({}, { staticPodURLHeader: value }, { configFile: '/etc/c.yaml' }))
       .toThrow(new ConfigInvalidError(`--config /etc/c.yaml: field "staticPodURLHeader"${rest}`));

@@ -50,6 +50,17 @@ const str = (raw: unknown, what: string): string => {
   if (typeof raw !== 'string') throw new ConfigInvalidError(`${what}: must be a string, got ${shown(raw)}`);
   return raw;
 };
+/** A value that may hold a secret (a header's token): a wrong type is named, the value never shown. */
+const secretStr = (raw: unknown, what: string): string => {
+  if (typeof raw !== 'string') throw new ConfigInvalidError(`${what}: must be a string, got ${kindOf(raw)}`);
+  return raw;
+};
+const kindOf = (raw: unknown): string => {
+  if (raw === null || raw === undefined) return 'nothing';
+  if (Array.isArray(raw)) return 'a list';
+  if (typeof raw === 'object') return 'a mapping';
+  return `a ${typeof raw}`;
+};
 /** A config-file value as a message quotes it: `1`, `true`, `"x"`, `{"a":1}`. */
 const shown = (raw: unknown): string => JSON.stringify(raw) ?? String(raw);
 /** `raw` when it is a string; else the setting's own message (a YAML `1` for a boolean is not "not a string"). */
@@ -151,21 +162,21 @@ function manifestUrl(raw: unknown, what: string): string | undefined {
 function headers(raw: unknown, what: string): [string, string][] {
   // Flag form: repeatable 'a:hello,b:again'. File form (staticPodURLHeader): map name -> [values], or the flag's strings.
   // Checked here, so that a bad header fails at start-up naming the flag, or the file and the field.
-  if (Array.isArray(raw)) return parseManifestUrlHeaders(raw.map((v, i) => str(v, `${what}[${i}]`)), what);
+  if (Array.isArray(raw)) return parseManifestUrlHeaders(raw.map((v, i) => secretStr(v, `${what}[${i}]`)), what);
   if (typeof raw === 'object' && raw !== null) {
     const out: [string, string][] = [];
     for (const [name, values] of Object.entries(raw)) {
       const vs: unknown[] = Array.isArray(values) ? values : [values];
       vs.forEach((v, i) => {
         const where = `${what}, header ${JSON.stringify(name)} value ${i + 1}`;
-        const header: [string, string] = [name, str(v, where)];
+        const header: [string, string] = [name, secretStr(v, where)];
         checkHeader(header, where);
         out.push(header);
       });
     }
     return out;
   }
-  return parseManifestUrlHeaders([str(raw, what)], what);
+  return parseManifestUrlHeaders([secretStr(raw, what)], what);
 }
 
 /** `NAME[=ARG]` from the CLI, or a config entry: a string, or `{ name, ...options }`. */
