@@ -256,9 +256,17 @@ describe('resolveConfig() value edge cases', () => {
     expect(invalid(() => resolveConfig({}, { handlerTimeout: '0s' }))).toBe('config field "handlerTimeout": must be greater than 0');
   });
 
-  it('reads bool flag values case-insensitively, as Go\'s strconv.ParseBool takes True and FALSE', () => {
-    expect(resolveConfig({ 'watch-list': 'True' }, {}).watchList).toBe(true);
-    expect(resolveConfig({ 'watch-list': 'FALSE' }, {}).watchList).toBe(false);
+  it('reads bool flag values as Go\'s strconv.ParseBool does (1, t, T, True, FALSE, 0, f, F), in any case', () => {
+    for (const v of ['True', 'true', '1', 't', 'T']) expect([v, resolveConfig({ 'watch-list': v }, {}).watchList]).toEqual([v, true]);
+    for (const v of ['FALSE', 'false', '0', 'f', 'F']) expect([v, resolveConfig({ 'watch-list': v }, {}).watchList]).toEqual([v, false]);
+    expect(invalid(() => resolveConfig({ 'watch-list': 'yes' }, {}))).toBe('--watch-list: must be true or false, got "yes"');
+  });
+
+  it('takes a leading "+" on a duration, as Go does, and refuses a non-zero one under a millisecond (Node.js\'s timers count whole ones)', () => {
+    expect(resolveConfig({ 'sync-frequency': '+5s' }, {}).syncFrequencyMs).toBe(5_000);
+    expect(resolveConfig({ 'file-check-frequency': '1ms' }, {}).fileCheckFrequencyMs).toBe(1);
+    expect(invalid(() => resolveConfig({ 'file-check-frequency': '1ns' }, {}))).toBe('--file-check-frequency: must be 0 or at least 1ms, got 1ns');
+    expect(invalid(() => resolveConfig({}, { syncFrequency: '999us' }))).toBe('config field "syncFrequency": must be 0 or at least 1ms, got 999µs');
   });
 
   it('refuses a file: --manifest-url, naming the flag (the http source only speaks http and https)', () => {

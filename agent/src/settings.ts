@@ -81,6 +81,8 @@ const duration = (opts: { positive?: boolean; zeroIsDefault?: number } = {}) => 
   if (typeof raw === 'number' && !Number.isFinite(raw)) throw new ConfigInvalidError(`${what}: must be a finite number of milliseconds, got ${String(raw)}`);
   const ms = typeof raw === 'number' ? raw : parseDuration(text(raw, () => `${what}: must be a duration string like "20s", got ${shown(raw)}`), what);
   if (ms < 0) throw new ConfigInvalidError(`${what}: must not be negative`);
+  // Node.js's timers count whole milliseconds: a shorter period is a timer that fires on every turn of the loop.
+  if (ms > 0 && ms < 1) throw new ConfigInvalidError(`${what}: must be 0 or at least 1ms, got ${formatDuration(ms)}`);
   // A longer timer would fire at once (Node.js's TimeoutOverflowWarning), not late.
   if (!(ms <= MAX_TIMER_MS)) throw new ConfigInvalidError(`${what}: must be at most ${formatDuration(MAX_TIMER_MS)}, the longest timer Node.js sets`);
   if (ms === 0 && opts.zeroIsDefault !== undefined) return opts.zeroIsDefault; // KubeletConfiguration: zero means unset
@@ -111,9 +113,10 @@ const oneOf = <T extends string>(values: readonly T[]) => (raw: unknown, what: s
 const bool = (raw: unknown, what: string): boolean => {
   if (typeof raw === 'boolean') return raw;
   const wrong = (): string => `${what}: must be true or false, got ${shown(raw)}`;
+  // Go's strconv.ParseBool, as pflag reads a bool flag (1, t, T, TRUE, true, True, and the same for false), in any case.
   const s = text(raw, wrong).toLowerCase();
-  if (s === 'true' || s === '') return true;
-  if (s === 'false') return false;
+  if (s === 'true' || s === 't' || s === '1' || s === '') return true;
+  if (s === 'false' || s === 'f' || s === '0') return false;
   throw new ConfigInvalidError(wrong());
 };
 const list = (raw: unknown, what: string): string[] => {

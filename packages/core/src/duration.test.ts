@@ -9,10 +9,12 @@ describe('parseDuration()', () => {
     expect(parseDuration('1.5h')).toBe(5_400_000);
     expect(parseDuration('2m0.5s')).toBe(120_500);
     expect(parseDuration('1500us')).toBe(1.5);
+    expect(parseDuration('+5s')).toBe(5_000); // as Go
+    expect(parseDuration('+0')).toBe(0);
   });
 
   it('rejects text that is not a duration', () => {
-    for (const text of ['', '30', 's', '-5s', '5 s', '5sec', '1d', '.s', '30s ', ' 30s', 'abc']) {
+    for (const text of ['', '+', '++5s', '30', 's', '-5s', '5 s', '5sec', '1d', '.s', '30s ', ' 30s', 'abc']) {
       expect(parseDuration(text), text).toBeUndefined();
     }
   });

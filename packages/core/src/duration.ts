@@ -6,10 +6,10 @@ const PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
 /**
  * A Go duration (`time.ParseDuration`: the syntax of kubelet flags and KubeletConfiguration),
  * `300ms`, `20s`, `1m30s`, `1.5h` or `0`, in milliseconds; `undefined` when `text` is not one.
- * Signs and bare numbers other than `0` are rejected: a unit is required.
+ * A leading `+` is taken, as Go takes it; a `-` and bare numbers other than `0` are rejected: a unit is required.
  */
 export function parseDuration(text: string): number | undefined {
-  const s = text;
+  const s = text.startsWith('+') ? text.slice(1) : text;
   if (s === '0') return 0;
   if (s === '') return undefined;
   PART.lastIndex = 0;

@@ -31,6 +31,15 @@ describe(ScanScheduler.name, () => {
       expect(inner.sleeps).toEqual([20_000, 15_000, 15_000]);
     });
 
+    it('finds the next tick in one step, however many were missed (a sub-millisecond period after days of uptime)', async () => {
+      const inner = new InstantClock();
+      const scheduler = new ScanScheduler({ clock: inner, periodMs: 1e-6, debounceMs: 100, maxDebounceMs: 1_000 }, inner.monotonic());
+      inner.advance(2 ** 34); // ~199 days: a loop of 1 ns steps would take 1.7e16 turns, and from here never end
+      const signal = new AbortController().signal;
+      expect(await scheduler.next(signal)).toBe('period');
+      expect(await scheduler.next(signal)).toBe('period');
+    });
+
     it('waits for a quiet period after the last event before returning', async () => {
       const inner = new InstantClock();
       const ref: { scheduler?: ScanScheduler } = {};

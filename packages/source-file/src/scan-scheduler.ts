@@ -58,7 +58,10 @@ export class ScanScheduler {
       }
       const now = clock.monotonic();
       if (now >= this.#nextTick) {
-        while (this.#nextTick <= now) this.#nextTick += periodMs;
+        // The next tick after now, on the period's grid (ticks missed while a scan ran are not made up), in one step:
+        // a loop would take as many turns as ticks were missed.
+        this.#nextTick += (Math.floor((now - this.#nextTick) / periodMs) + 1) * periodMs;
+        if (this.#nextTick <= now) this.#nextTick = now + periodMs; // rounding at a tiny period
         return 'period';
       }
       if (this.#timerAt !== undefined && now >= this.#timerAt) {
