@@ -75,16 +75,29 @@ describe('createAgent()', () => {
     });
   });
 
-  it('logs which kubeconfig and context the api source uses when it found one itself (~/.kube/config)', async () => {
+  it('warns, naming the kubeconfig and context, when the api source comes from ~/.kube/config with no --kubeconfig or $KUBECONFIG (the kubelet runs standalone)', async () => {
     await mkdir(join(dir.path, '.kube'));
     await copyFile(await kubeconfig(), join(dir.path, '.kube', 'config'));
     const lines: Record<string, unknown>[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => { lines.push(JSON.parse(line) as Record<string, unknown>); } });
     const agent = await createAgent(resolveConfig({ 'status-address': 'off' }, {}), { logger, signal: controller.signal, env: { HOME: dir.path } });
     expect([...agent.sourceNames]).toEqual(['api']);
-    expect(lines.find((l) => l['msg'] === 'apiserver source configured')).toMatchObject({
-      cluster: `kubeconfig:${join(dir.path, '.kube', 'config')}#c`, server: 'https://127.0.0.1:1/',
+    expect(lines.find((l) => String(l['msg']).startsWith('apiserver source configured'))).toMatchObject({
+      level: 40, cluster: `kubeconfig:${join(dir.path, '.kube', 'config')}#c`, server: 'https://127.0.0.1:1/',
+      msg: expect.stringContaining('no --kubeconfig was given') as unknown,
     });
+  });
+
+  it.each<[string, Record<string, unknown>, Record<string, string>]>([
+    ['--kubeconfig', { kubeconfig: 'FILE' }, {}],
+    ['$KUBECONFIG', {}, { KUBECONFIG: 'FILE' }],
+  ])('logs the api source\'s kubeconfig at info when %s chose it', async (_, flags, env) => {
+    const path = await kubeconfig();
+    const fill = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v === 'FILE' ? path : v]));
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => { lines.push(JSON.parse(line) as Record<string, unknown>); } });
+    await createAgent(resolveConfig({ 'status-address': 'off', ...fill(flags) }, {}), { logger, signal: controller.signal, env: { HOME: dir.path, ...fill(env) as Record<string, string> } });
+    expect(lines.find((l) => String(l['msg']).startsWith('apiserver source configured'))).toMatchObject({ level: 30, msg: 'apiserver source configured', cluster: `kubeconfig:${path}#c` });
   });
 
   it('runs the same built-in twice side by side (the second as "<name>-2")', async () => {

@@ -55,9 +55,17 @@ export async function createAgent(config: AgentConfig, o: CreateAgentOptions): P
     }
     // Which credentials the api source uses (`kubeconfig:<file>#<context>` or `in-cluster`): found, not only given.
     else {
-      o.logger.info({
+      const found = {
         cluster: cluster.source, server: safeUrl(cluster.server), ...(cluster.proxyUrl === undefined ? {} : { proxy: safeUrl(cluster.proxyUrl) }),
-      }, 'apiserver source configured');
+      };
+      // Neither --kubeconfig nor $KUBECONFIG: kubectl's default file, which on a kubeadm control-plane node is often
+      // admin.conf. The kubelet would run standalone here: say so where an operator looks.
+      const named = env['KUBECONFIG'];
+      if (config.kubeconfig === undefined && (named === undefined || named === '') && cluster.source.startsWith('kubeconfig:')) {
+        o.logger.warn(found, 'apiserver source configured from kubectl\'s default kubeconfig, as no --kubeconfig was given (the kubelet would run standalone): give --kubeconfig to choose the credentials, or --kubeconfig="" for standalone mode');
+      } else {
+        o.logger.info(found, 'apiserver source configured');
+      }
     }
   }
   const manifestUrlTls = await readManifestUrlTls(config, o.signal);
