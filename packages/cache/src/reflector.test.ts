@@ -623,6 +623,28 @@ describe(Reflector.name, () => {
       expect(r.reflector.status().lastError?.code).toBe('PODCONFIG_TIMEOUT');
     });
 
+    it('cuts a stream gone silent bookmarkSilenceMs after a bookmark (its server sends them: a dead connection), and re-watches without relisting', async () => {
+      const r = start({ bookmarkSilenceMs: 100 }); // watches last 300 s or more: only the bookmark rule can cut this one
+      await watching(1);
+      server.sendBookmarks(); // then nothing: the connection stays open, silent
+      await server.until(() => watches().length === 2 && server.openWatches === 1);
+      expect(lists()).toHaveLength(1);
+      expect(q(watches()[1]).resourceVersion).toBe(q(watches()[0]).resourceVersion);
+      expect(r.reflector.status().lastError).toMatchObject({
+        code: 'PODCONFIG_TIMEOUT', message: expect.stringContaining('silent for 100 ms, though its server sends bookmarks') as unknown,
+      });
+    });
+
+    it('keeps a stream without bookmarks open however long it is silent, up to timeoutSeconds + stallTimeoutMs', async () => {
+      const r = start({ bookmarkSilenceMs: 50 });
+      await watching(1);
+      server.createPod(makePod('a', { nodeName: 'n1' })); // an event, not a bookmark: no sign the server sends them
+      await r.pushed(() => r.pushes.length === 2);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(watches()).toHaveLength(1);
+      expect(server.openWatches).toBe(1);
+    });
+
     it('resets the backoff only after 2 minutes without a failure (D12)', async () => {
       const r = start();
       await watching(1);

@@ -51,6 +51,14 @@ export interface ReflectorOptions<T extends KubeObject> {
    * server ignores `sendInitialEvents`.
    */
   readonly stallTimeoutMs?: number;
+  /**
+   * A watch stream that has delivered a bookmark comes from a server that sends them (the apiserver: about once
+   * a minute): from then on, this long without a byte (real time, default 150 s) means the connection is dead
+   * (a host gone, a NAT or load-balancer entry dropped, with no FIN or RST), and it is cut and re-watched. client-go
+   * finds that out with HTTP/2 pings (30 s idle + 15 s); over HTTP/1.1 a bookmark is the only sign of life.
+   * Never longer than `timeoutSeconds` + `stallTimeoutMs`; a server that sends no bookmarks keeps that bound.
+   */
+  readonly bookmarkSilenceMs?: number;
 }
 
 /** What the Reflector last did; JSON-serialisable, nothing secret. */
@@ -119,6 +127,8 @@ interface OpenStream<T> {
   readonly timeoutSeconds: number;
   /** Accepted events (including bookmarks) so far. */
   events: number;
+  /** The silence that cuts the stream, in ms, once it has delivered a bookmark (else undefined). */
+  bookmarkSilenceMs: number | undefined;
   /** While waiting for the initial-events-end bookmark of a streaming list. */
   initial: boolean;
   stalled: boolean;
@@ -182,6 +192,7 @@ export class Reflector<T extends KubeObject> {
   readonly #name: string;
   readonly #minWatchTimeoutSeconds: number;
   readonly #stallTimeoutMs: number;
+  readonly #bookmarkSilenceMs: number;
 
   #watchList: boolean;
   #lastSyncRV = '';
@@ -223,6 +234,7 @@ export class Reflector<T extends KubeObject> {
     this.#name = options.name ?? options.expectedKind ?? 'objects';
     this.#minWatchTimeoutSeconds = options.minWatchTimeoutSeconds ?? 300;
     this.#stallTimeoutMs = options.stallTimeoutMs ?? 30_000;
+    this.#bookmarkSilenceMs = options.bookmarkSilenceMs ?? 150_000;
     this.#watchList = options.watchList ?? true;
     this.#log = options.logger.child({ component: 'cache.reflector', reflector: this.#name });
   }
@@ -530,7 +542,8 @@ export class Reflector<T extends KubeObject> {
       const rv = head === undefined ? event.object.metadata?.resourceVersion : head.resourceVersion;
       // Every received event counts, bookmarks included: they prove the stream is alive and current.
       this.#lastSyncTime = this.#clock.now();
-      if (event.type !== 'BOOKMARK') {
+      if (event.type === 'BOOKMARK') this.#expectBookmarks(stream);
+      else {
         const key = head === undefined ? metaNamespaceKey(event.object) : headKey(head);
         const replaced = this.#addPending(key, event);
         if (replaced instanceof Error) return this.#undecodableFailed(stream, replaced);
@@ -659,6 +672,7 @@ export class Reflector<T extends KubeObject> {
         startedAt,
         timeoutSeconds,
         events: 0,
+        bookmarkSilenceMs: undefined,
         initial: false,
         stalled: false,
         unknownTypes: undefined,
@@ -685,6 +699,14 @@ export class Reflector<T extends KubeObject> {
     }
   }
 
+  /** The stream's server sends bookmarks: from now on, a silence of {@link ReflectorOptions.bookmarkSilenceMs} cuts it. */
+  #expectBookmarks(stream: OpenStream<T>): void {
+    if (stream.bookmarkSilenceMs !== undefined) return;
+    const limit = Math.min(this.#bookmarkSilenceMs, stream.timeoutSeconds * 1000 + this.#stallTimeoutMs);
+    stream.bookmarkSilenceMs = limit;
+    stream.watchdog.arm(limit);
+  }
+
   /** The next event, or the error that ended the stream (a stall becomes {@link StreamStalledError}). */
   async #next(stream: OpenStream<T>): Promise<IteratorResult<WatchEvent<T>> | Error> {
     let result: IteratorResult<WatchEvent<T>> | Error;
@@ -696,7 +718,9 @@ export class Reflector<T extends KubeObject> {
     if (stream.stalled) {
       const message = stream.initial
         ? `no watch-list event for ${this.#stallTimeoutMs} ms`
-        : `watch stream silent for ${stream.timeoutSeconds} s + ${this.#stallTimeoutMs} ms`;
+        : stream.bookmarkSilenceMs !== undefined
+          ? `watch stream silent for ${stream.bookmarkSilenceMs} ms, though its server sends bookmarks: the connection is taken for dead`
+          : `watch stream silent for ${stream.timeoutSeconds} s + ${this.#stallTimeoutMs} ms`;
       return new StreamStalledError(message, result instanceof Error ? result : undefined);
     }
     return result;

@@ -69,7 +69,7 @@ export interface ApiserverPodSourceOptions {
 
 /** The `ReflectorOptions` of `@podconfig/cache` a caller may tune; see there for the defaults. */
 export type ApiserverReflectorTuning = Partial<
-  Pick<ReflectorOptions<Pod>, 'stallTimeoutMs' | 'minWatchTimeoutSeconds' | 'pageSize' | 'random'>
+  Pick<ReflectorOptions<Pod>, 'stallTimeoutMs' | 'bookmarkSilenceMs' | 'minWatchTimeoutSeconds' | 'pageSize' | 'random'>
 >;
 
 const PODS_PATH = '/api/v1/pods';
