@@ -902,14 +902,30 @@ describe(Reflector.name, () => {
       expect(r.reflector.status().watchList).toBe(false);
     });
 
-    it('falls back to a list when the server ignores sendInitialEvents and goes silent before the end bookmark', async () => {
+    it('falls back to a list for this sync when the server ignores sendInitialEvents and goes silent before the end bookmark', async () => {
       server.createPod(makePod('a', { nodeName: 'n1' }));
       server.watchList = 'ignore';
       const r = start({ watchList: true, stallTimeoutMs: 50 });
       await watching(2);
       expect(lists()).toHaveLength(1);
       expect(r.pushes).toHaveLength(1);
-      expect(r.reflector.status().watchList).toBe(false);
+      expect(r.reflector.status()).toMatchObject({
+        watchList: true, lastError: { message: expect.stringContaining('no watch-list event for 50 ms before the initial-events-end bookmark') as unknown },
+      });
+    });
+
+    it('streams again at the next sync after one stalled streaming list (a connection that died proves nothing about the server)', async () => {
+      server.createPod(makePod('a', { nodeName: 'n1' }));
+      server.failNext('watch', { kind: 'stall' }, { when: (req) => req.query.get('sendInitialEvents') === 'true' });
+      const r = start({ watchList: true, stallTimeoutMs: 50 });
+      await r.pushed(() => r.pushes.length === 1);
+      await watching(2); // the stalled streaming list, then the list's watch
+      expect(lists()).toHaveLength(1);
+      server.injectWatchLine('garbage'); // undecodable: relist
+      await r.pushed(() => r.pushes.length === 2);
+      expect(lists()).toHaveLength(1);
+      expect(q(watches().at(-1)).sendInitialEvents).toBe('true');
+      expect(r.reflector.status().watchList).toBe(true);
     });
 
     it('retries the streaming list at once at RV "" when its RV is too old', async () => {

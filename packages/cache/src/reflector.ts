@@ -422,9 +422,9 @@ export class Reflector<T extends KubeObject> {
   }
 
   #watchListFailed(err: unknown, rv: string): ReflectorState<T> {
-    if (err instanceof StreamStalledError) {
-      return this.#abandonWatchList(`no event for ${this.#stallTimeoutMs} ms before the initial-events-end bookmark: the server ignores sendInitialEvents`);
-    }
+    // A stall proves nothing about the server (a connection that died looks the same as a server that ignores
+    // sendInitialEvents and has nothing to send): as client-go, LIST/WATCH for this sync only.
+    if (err instanceof StreamStalledError) return this.#fallBackToList(err);
     const kind = classifyError(err);
     switch (kind) {
       case 'expired':
@@ -717,7 +717,7 @@ export class Reflector<T extends KubeObject> {
     }
     if (stream.stalled) {
       const message = stream.initial
-        ? `no watch-list event for ${this.#stallTimeoutMs} ms`
+        ? `no watch-list event for ${this.#stallTimeoutMs} ms before the initial-events-end bookmark (a stalled connection, or a server that ignores sendInitialEvents)`
         : stream.bookmarkSilenceMs !== undefined
           ? `watch stream silent for ${stream.bookmarkSilenceMs} ms, though its server sends bookmarks: the connection is taken for dead`
           : `watch stream silent for ${stream.timeoutSeconds} s + ${this.#stallTimeoutMs} ms`;
