@@ -372,7 +372,7 @@ export class Reflector<T extends KubeObject> {
       stream.watchdog.touch();
       if (event.type === 'ERROR') {
         await this.#close(stream);
-        return this.#watchListFailed(statusErrorFromObject(event.object), rv);
+        return this.#watchListFailed(statusErrorFromObject(event.object, `${this.#name} watch`), rv);
       }
       if (event.type === 'UNKNOWN') {
         this.#unknown(stream, event); // its RV does not matter before the end bookmark
@@ -520,7 +520,7 @@ export class Reflector<T extends KubeObject> {
       if (event.type === 'ERROR') {
         const undecodable = this.#applyPendingNow();
         await this.#close(stream);
-        return this.#watchFailed(undecodable ?? statusErrorFromObject(event.object), this.#isShort(stream));
+        return this.#watchFailed(undecodable ?? statusErrorFromObject(event.object, `${this.#name} watch`), this.#isShort(stream));
       }
       if (event.type === 'UNKNOWN') {
         // client-go's watchHandler: logged, nothing applied, but an event like any other (its RV is taken).

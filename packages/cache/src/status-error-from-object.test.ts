@@ -4,6 +4,15 @@ import { classifyError } from './classify-error.js';
 import { statusErrorFromObject } from './status-error-from-object.js';
 
 describe('statusErrorFromObject()', () => {
+  it('names the watch and ends with the status code and reason when told where it came from', () => {
+    const err = statusErrorFromObject({ kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 1 (5)' }, 'pods watch');
+    expect(err.message).toBe('pods watch: too old resource version: 1 (5) (410 Expired)');
+    expect(err.code).toBe('PODCONFIG_WATCH_EXPIRED');
+    expect(statusErrorFromObject({ kind: 'Status', code: 500 }, 'nodes watch').message).toBe('nodes watch: watch ended with status 500');
+    expect(statusErrorFromObject({ kind: 'Status', code: 500, reason: 'InternalError', message: 'Too large resource version' }, 'pods watch'))
+      .toMatchObject({ isResourceVersionTooLarge: true });
+  });
+
   it('decodes a 410 Status into a PODCONFIG_WATCH_EXPIRED StatusError', () => {
     const err = statusErrorFromObject({ kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 1 (5)' });
     expect(err).toBeInstanceOf(StatusError);

@@ -21,10 +21,12 @@ const str = (value: unknown): string | undefined => (typeof value === 'string' ?
 /**
  * Decodes the `Status` object of a watch ERROR event into core's {@link StatusError} (client-go
  * `apierrors.FromObject`). An object that is not a Status is an undecodable stream (`PODCONFIG_WATCH_DECODE`).
+ * `where` (`pods watch`) starts the message, and the status code and reason end it, as other errors name their request.
  */
-export function statusErrorFromObject(object: unknown): StatusError | PodConfigError {
+export function statusErrorFromObject(object: unknown, where?: string): StatusError | PodConfigError {
+  const prefix = where === undefined ? '' : `${where}: `;
   if (!isRecord(object) || (object.kind !== undefined && object.kind !== 'Status')) {
-    return new PodConfigError('PODCONFIG_WATCH_DECODE', 'watch ERROR event does not carry a Status object');
+    return new PodConfigError('PODCONFIG_WATCH_DECODE', `${prefix}watch ERROR event does not carry a Status object`);
   }
   const reason = str(object.reason) ?? '';
   const code = typeof object.code === 'number' && object.code > 0 ? object.code : (STATUS_CODES_BY_REASON[reason] ?? 500);
@@ -40,7 +42,9 @@ export function statusErrorFromObject(object: unknown): StatusError | PodConfigE
       })
     : [];
   const retryAfter = typeof details.retryAfterSeconds === 'number' ? details.retryAfterSeconds : undefined;
-  const message = str(object.message) ?? `watch ended with status ${code}${reason === '' ? '' : ` ${reason}`}`;
+  const status = `${code}${reason === '' ? '' : ` ${reason}`}`;
+  const text = str(object.message);
+  const message = text === undefined ? `${prefix}watch ended with status ${status}` : where === undefined ? text : `${prefix}${text} (${status})`;
   return new StatusError(code, reason, message, {
     causes,
     ...(retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter }),
