@@ -420,6 +420,38 @@ describe(Reflector.name, () => {
       ]);
     });
 
+    it('tells "reflector recovered" at info once the re-watch delivers an event, not when it merely opens', async () => {
+      const lines: Record<string, unknown>[] = [];
+      const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+      const r = start({ logger });
+      await watching(1);
+      server.failNext('watch', 500, { times: 2 });
+      server.closeWatches();
+      await watching(4);
+      const told = () => lines.filter((l) => l.msg === 'reflector recovered' || l.msg === 'watch re-established').map((l) => [l.level, l.msg, l.failures]);
+      await expect.poll(told).toEqual([[20, 'watch re-established', 2]]);
+      server.createPod(makePod('a', { nodeName: 'n1' }));
+      await r.pushed(() => r.pushes.length === 2);
+      expect(told()).toEqual([[20, 'watch re-established', 2], [30, 'reflector recovered', 2]]);
+    });
+
+    it('warns again every 5 minutes of a long failure streak, where its failures after the third went to debug', async () => {
+      const lines: Record<string, unknown>[] = [];
+      const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+      const r = start({ logger });
+      await watching(1);
+      server.failNext('watch', 500, { times: 1000 });
+      server.failNext('list', 500, { times: 1000 });
+      server.closeWatches();
+      const slept = (): number => r.clock.sleeps.reduce((a, b) => a + b, 0);
+      await server.until(() => slept() > 11 * 60_000);
+      const failures = lines.filter((l) => l.failures !== undefined && String(l.msg).includes('failed') && !String(l.msg).includes('relisting'));
+      const late = failures.filter((l) => Number(l.failures) > 3);
+      expect(late.filter((l) => l.level === 20).length).toBeGreaterThan(5);
+      // 11 minutes of 30 s steps: two reminders, each after 5 minutes of debug lines.
+      expect(late.filter((l) => l.level === 40).length).toBeGreaterThanOrEqual(2);
+    });
+
     it('re-watches at the same RV without relisting after 429 (honouring Retry-After), 500 and a reset on open (checklists 66, 67, D11)', async () => {
       const r = start();
       await watching(1);

@@ -99,6 +99,8 @@ const MAX_FAILED_WATCH_ATTEMPTS = 5;
 const VERY_SHORT_WATCH_MS = 1000;
 /** Warn for the first failures of a streak, then log at debug until a success (kubelet http.go style). */
 const WARN_FAILURES = 3;
+/** In a longer streak, a failure is warned about again once this long has passed since the last warning. */
+const WARN_REMINDER_MS = 5 * 60_000;
 /**
  * Fairness (real time): a stream that is read faster than it arrives is decoded in microtasks only,
  * and the sink's consumers (the apiserver source's mailbox, a LatestByKey, wakes its consumer on a
@@ -217,6 +219,10 @@ export class Reflector<T extends KubeObject> {
   /** performance.now() when the reflector last let macrotasks run (SLICE_MS). */
   #sliceStart = 0;
   #consecutiveFailures = 0;
+  /** Failures of the streak a re-watch ended, until its first event confirms the recovery. */
+  #unconfirmedFailures = 0;
+  /** `clock.monotonic()` of the last failure warned about. */
+  #lastWarnAt: number | undefined;
   /** Clock milliseconds; a number, not a Date: it is set on every watch event. */
   #lastSyncTime: number | undefined;
   #lastError: { message: string; code?: string; time: Date } | undefined;
@@ -801,16 +807,23 @@ export class Reflector<T extends KubeObject> {
    * attempts is left alone: a stream that then ends within 1 s without an event is still a failed attempt (the
    * very short watch), and 5 of them in a row relist.
    */
+  /**
+   * A re-watch opened after failures ends the streak (the warnings' throttle starts again), but only an event
+   * proves the stream delivers: "recovered" is told then, by {@link #healthy}, not here.
+   */
   #watchEstablished(): void {
     if (this.#consecutiveFailures === 0) return;
-    this.#log.info({ failures: this.#consecutiveFailures }, 'reflector recovered: watch re-established');
+    this.#log.debug({ failures: this.#consecutiveFailures }, 'watch re-established');
+    this.#unconfirmedFailures = this.#consecutiveFailures;
     this.#consecutiveFailures = 0;
   }
 
   /** A success after failures: clear the streak (the backoff itself resets only after 2 quiet minutes, D12). */
   #healthy(): void {
-    if (this.#consecutiveFailures > 0) this.#log.info({ failures: this.#consecutiveFailures }, 'reflector recovered');
+    const failures = Math.max(this.#consecutiveFailures, this.#unconfirmedFailures);
+    if (failures > 0) this.#log.info({ failures }, 'reflector recovered');
     this.#consecutiveFailures = 0;
+    this.#unconfirmedFailures = 0;
     this.#failedWatchAttempts = 0;
   }
 
@@ -834,8 +847,15 @@ export class Reflector<T extends KubeObject> {
     // A watch that opens and then fails at once (very short) ends each streak after one failure: its failed
     // attempts keep the warnings throttled until a relist. The move to a relist is always told: the cache is stale
     // until it is done, and the last line before it may have said "recovered".
-    if (relisting || (this.#consecutiveFailures <= WARN_FAILURES && this.#failedWatchAttempts <= WARN_FAILURES)) this.#log.warn(fields, message);
-    else this.#log.debug(fields, message);
+    // Past the first failures, one warn every WARN_REMINDER_MS keeps a long outage visible at the default level.
+    const now = this.#clock.monotonic();
+    const reminder = this.#lastWarnAt === undefined || now - this.#lastWarnAt >= WARN_REMINDER_MS;
+    if (relisting || reminder || (this.#consecutiveFailures <= WARN_FAILURES && this.#failedWatchAttempts <= WARN_FAILURES)) {
+      this.#lastWarnAt = now;
+      this.#log.warn(fields, message);
+    } else {
+      this.#log.debug(fields, message);
+    }
     return { phase: 'BackingOff', delayMs, then };
   }
 }
