@@ -885,6 +885,22 @@ describe(Reconciler.name, () => {
       await h.stop();
     });
 
+    it('calls update, not reconcile, when a status-only change from another source makes its version the desired pod', async () => {
+      const handler = new TestHandler('h');
+      const h = start({ handlers: [handler], clock: new ManualClock(), sources: ['file', 'http'] });
+      await h.feed.push('file', 'ADD', [pod('a', { uid: 'pinned', v: 1 })]);
+      await h.feed.push('http', 'ADD', [pod('a', { uid: 'pinned', source: 'http', v: 2 })]);
+      // Only the status changed against the file's own v1; against the http v2 the handler runs, the spec did too.
+      await h.feed.push('file', 'RECONCILE', [pod('a', { uid: 'pinned', v: 1, extra: (p) => ({ ...p, status: { phase: 'Running' } }) })]);
+      await handler.ended.count(3);
+      expect(handler.calls.items.map((c) => `${c.type}:v${version(c)}`)).toEqual(['create:v1', 'create:v2', 'update:v1']);
+      // From the source whose version the handler has, a status change stays a reconcile.
+      await h.feed.push('file', 'RECONCILE', [pod('a', { uid: 'pinned', v: 1, extra: (p) => ({ ...p, status: { phase: 'Succeeded' } }) })]);
+      await handler.ended.count(4);
+      expect(handler.calls.items[3]?.type).toBe('reconcile');
+      await h.stop();
+    });
+
     it('hands over to the source that sent a pinned UID last when its newest sender removes it', async () => {
       const handler = new TestHandler('h');
       const h = start({ handlers: [handler], clock: new ManualClock(), sources: ['file', 'http', 'api'] });

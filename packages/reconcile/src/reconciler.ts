@@ -516,6 +516,7 @@ export class Reconciler {
       }
       const key = recordKey(pod);
       let record = this.#pods.get(key);
+      let callType = type;
       if (record === undefined) {
         record = { key, pod, isStatic: isStaticPod(pod), source: update.source, alsoFrom: undefined, desired: true, killDeferred: false, workers: this.#workerSlots() };
         this.#pods.set(key, record);
@@ -526,6 +527,9 @@ export class Reconciler {
           // this one drops it.
           record.alsoFrom ??= new Map();
           record.alsoFrom.set(record.source, record.pod);
+          // Only the status changed against this source's own last version; against the version the handlers
+          // have (the other source's), the spec may differ too.
+          if (callType === 'reconcile') callType = 'update';
         }
         record.alsoFrom?.delete(update.source);
         record.pod = pod;
@@ -534,7 +538,7 @@ export class Reconciler {
         record.desired = true;
         record.killDeferred = false;
       }
-      for (const lane of this.#lanes) lane.sync(record, type);
+      for (const lane of this.#lanes) lane.sync(record, callType);
     }
   }
 
