@@ -1,5 +1,5 @@
 import {
-  errorMessageWithCauses, exponentialBackoff, PodConfigError, podFullName, podRef, podUid,
+  errorMessageWithCauses, exponentialBackoff, PodConfigError, podFullName, podKey, podRef, podUid,
 } from '@podconfig/core';
 import type { Clock, KillPodReason, Pod, SyncHandler, SyncPodType } from '@podconfig/core';
 import type { Logger } from 'pino';
@@ -9,6 +9,7 @@ import type { ClockTimers } from './clock-timers.js';
 import type { Dispatcher } from './dispatcher.js';
 import { DEFAULT_GRACE_PERIOD_SECONDS, gracePeriodSeconds, podLogRef, type PodRecord } from './pod-record.js';
 import type { HandlerWorkStatus, WorkState } from './pod-work-status.js';
+import { NameOrphans } from './name-orphans.js';
 import { PodWorker } from './pod-worker.js';
 import type { HandlerCallEvent } from './reconciler-observer.js';
 import { StaticPodGate } from './static-pod-gate.js';
@@ -92,6 +93,9 @@ export class HandlerLane {
   readonly #o: HandlerLaneOptions;
   readonly #log: Logger;
   readonly #gate = new StaticPodGate<PodWorker>();
+  readonly #nameOrphans = new NameOrphans<PodWorker>();
+  /** While an orphan sweep's listing runs: the record keys and full names of pods killed since it began. */
+  #killedDuringListing: { readonly keys: Set<string>; readonly names: Set<string> } | undefined;
   readonly #random: () => number;
   /** Owed resyncs: a few timers for all pods, not one per pod. */
   readonly #resyncs: TimerLists<PodWorker>;
@@ -174,7 +178,23 @@ export class HandlerLane {
     if (this.has(record)) return;
     const worker = this.#worker(record);
     worker.mayRun = true;
+    if (podUid(record.pod) === '') this.#nameOrphans.add(podFullName(record.pod), worker);
     this.#submit(worker, { kind: 'kill', reason: 'orphaned', gracePeriodSeconds: DEFAULT_GRACE_PERIOD_SECONDS, attempt: 1 });
+  }
+
+  /**
+   * An orphan sweep's listing begins: what is killed from now on, and so forgotten, must not be taken for an
+   * orphan by the listing, which may have been taken before the kill ({@link endListing}).
+   */
+  beginListing(): void {
+    this.#killedDuringListing = { keys: new Set(), names: new Set() };
+  }
+
+  /** The listing has been read: the record keys and full names of the pods killed since it began. */
+  endListing(): { readonly keys: ReadonlySet<string>; readonly names: ReadonlySet<string> } {
+    const killed = this.#killedDuringListing ?? { keys: new Set<string>(), names: new Set<string>() };
+    this.#killedDuringListing = undefined;
+    return killed;
   }
 
   /**
@@ -236,6 +256,10 @@ export class HandlerLane {
         } finally {
           done();
         }
+        // A failed kill of an orphan listed by name is retried later: a sync that waited for it may start now.
+        if (item.kind === 'kill' && this.#nameOrphans.size > 0) {
+          for (const waiting of this.#nameOrphans.ended(podFullName(record.pod))) this.#schedule(waiting);
+        }
       },
     );
   }
@@ -271,6 +295,11 @@ export class HandlerLane {
       if (item.kind === 'kill') {
         worker.mayRun = false;
         worker.runningPod = undefined;
+        const killed = this.#killedDuringListing;
+        if (killed !== undefined) {
+          killed.keys.add(record.key);
+          killed.names.add(podKey(record.pod));
+        }
         this.#releaseGate(worker);
         if (worker.createAfterKill) {
           worker.createAfterKill = false;
@@ -311,7 +340,7 @@ export class HandlerLane {
     let state: WorkState = 'idle';
     if (w.inFlight) state = 'running';
     else if (this.#o.dispatcher.isQueued(this.#o.index, w)) state = 'queued';
-    else if (w.gate === 'waiting') state = 'waiting-for-name';
+    else if (w.gate === 'waiting' || (this.#nameOrphans.size > 0 && this.#nameOrphans.isWaiting(podFullName(w.record.pod), w))) state = 'waiting-for-name';
     else if (w.record.killDeferred) state = 'kill-deferred';
     else if (w.timerKind === 'retry') state = 'backoff';
     const iso = (t: number): string => new Date(t).toISOString();
@@ -357,6 +386,7 @@ export class HandlerLane {
 
   /** §6.6: a static pod syncs only while it owns its full name on this handler. */
   #mayStart(worker: PodWorker): boolean {
+    if (this.#nameOrphans.size > 0 && !this.#mayStartBesideNameOrphan(worker)) return false;
     if (!worker.record.isStatic) {
       // Its UID now comes from the apiserver (API pods are not gated): it stops waiting for a name it wanted as
       // a static pod, and gives up one it owns but does not run under; one it runs under, it keeps until
@@ -382,6 +412,27 @@ export class HandlerLane {
     }
     worker.gate = 'waiting';
     return false;
+  }
+
+  /**
+   * A sync under the full name of an orphan the handler listed by name alone waits while that orphan's kill
+   * runs; a kill not running yet (owed, or waiting for its retry) is dropped: the name is wanted again.
+   */
+  #mayStartBesideNameOrphan(worker: PodWorker): boolean {
+    const name = podFullName(worker.record.pod);
+    const orphan = this.#nameOrphans.get(name);
+    if (orphan === undefined || orphan === worker) return true;
+    if (orphan.inFlight) {
+      if (!this.#nameOrphans.isWaiting(name, worker)) {
+        this.#log.info({ pod: podRef(worker.record.pod), uid: podUid(worker.record.pod) }, 'pod waits for the kill of an orphan listed under its name');
+      }
+      this.#nameOrphans.wait(name, worker);
+      return false;
+    }
+    this.#log.info({ pod: podRef(worker.record.pod), uid: podUid(worker.record.pod) }, 'orphan kill dropped: a desired pod has its name');
+    orphan.pending = undefined;
+    this.#drop(orphan);
+    return true;
   }
 
   /** A static pod's worker whose pod was renamed while the handler may run it under its former full name. */
@@ -489,6 +540,11 @@ export class HandlerLane {
     this.#o.dispatcher.dequeue(this.#o.index, worker);
     if (worker.gate !== 'none') this.#releaseGate(worker);
     worker.record.workers[this.#o.index] = undefined;
+    if (this.#nameOrphans.size > 0) {
+      const name = podFullName(worker.record.pod);
+      this.#nameOrphans.stopWaiting(name, worker);
+      for (const waiting of this.#nameOrphans.remove(name, worker)) this.#schedule(waiting);
+    }
     this.#o.host.workerGone(worker.record.key);
   }
 }

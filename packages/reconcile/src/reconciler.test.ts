@@ -1156,6 +1156,78 @@ describe(Reconciler.name, () => {
       await h.stop();
     });
 
+    it('holds the create of a pod while an orphan listed under its name alone is being killed, and drops such a kill not yet running', async () => {
+      // A handler that knows its pods by name (an exec hook's `list`): a kill of default/web running beside the
+      // create of a new default/web would remove the new pod.
+      const clock = new ManualClock();
+      let report: readonly ActualPod[] = [{ namespace: 'default', name: 'web' }];
+      const handler = new (class extends TestHandler implements PodLister {
+        listPods(): Promise<readonly ActualPod[]> {
+          return Promise.resolve(report);
+        }
+      })('h', 'hold');
+      const h = start({ handlers: [handler], clock, syncFrequencyMs: 60_000 });
+      await h.feed.push('file', 'ADD', []);
+      const kill = await handler.calls.waitFor((c) => c.op === 'kill');
+      expect(kill.pod.metadata).toEqual({ namespace: 'default', name: 'web' });
+      report = [];
+      await h.feed.push('file', 'ADD', [pod('web', { uid: 'W1' })]);
+      expect(handler.seen()).toEqual([':orphaned']);
+      expect(h.reconciler.pods().find((p) => p.uid === 'W1')?.handlers['h']?.state).toBe('waiting-for-name');
+      kill.finish();
+      const create = await handler.calls.waitFor((c) => c.op === 'sync');
+      expect(handler.seen()).toEqual([':orphaned', 'W1:create']);
+      create.finish();
+      await handler.ended.count(2);
+
+      // An orphan kill that failed and waits for its retry is dropped when a pod with that name is wanted.
+      report = [{ uid: 'W1', namespace: 'default', name: 'web' }, { namespace: 'default', name: 'db' }];
+      await clock.sleeping(2_000);
+      clock.advance(2_000);
+      const second = await handler.calls.waitFor((c) => c.op === 'kill' && c.name === 'db');
+      second.fail(new Error('runtime busy'));
+      await handler.ended.count(3);
+      report = [{ uid: 'W1', namespace: 'default', name: 'web' }];
+      await h.feed.push('file', 'ADD', [pod('db', { uid: 'D1' })]);
+      const dbCreate = await handler.calls.waitFor((c) => c.op === 'sync' && c.uid === 'D1');
+      dbCreate.finish();
+      await handler.ended.count(4);
+      report = [{ uid: 'W1', namespace: 'default', name: 'web' }, { uid: 'D1', namespace: 'default', name: 'db' }];
+      clock.advance(10_000); // past the dropped kill's retry
+      await clock.sleeping(2_000);
+      expect(handler.seen()).toEqual([':orphaned', 'W1:create', ':orphaned', 'D1:create']);
+      expect(handler.overlaps).toBe(0);
+      await h.stop();
+    });
+
+    it('does not kill again, as an orphan, a pod killed while the sweep was listing (the listing came first)', async () => {
+      const clock = new ManualClock();
+      const lists = new Log<(pods: readonly ActualPod[]) => void>();
+      const handler = new (class extends TestHandler implements PodLister {
+        listPods(): Promise<readonly ActualPod[]> {
+          return new Promise((resolve) => lists.push(resolve));
+        }
+      })('h');
+      const h = start({ handlers: [handler], clock, syncFrequencyMs: 60_000 });
+      await h.feed.push('file', 'ADD', [pod('a'), pod('b')]);
+      await handler.ended.count(2);
+      const [answer] = await lists.count(1);
+      await h.feed.push('file', 'REMOVE', [pod('a')]);
+      await handler.ended.count(3);
+      // Listed before a's kill: a is not killed again.
+      answer!([{ uid: 'uid-a', namespace: 'default', name: 'a' }, { uid: 'uid-b', namespace: 'default', name: 'b' }]);
+      await clock.sleeping(2_000);
+      await h.feed.push('file', 'REMOVE', [pod('b')]);
+      await handler.ended.count(4);
+      clock.advance(2_000);
+      const [, next] = await lists.count(2);
+      // This listing began after b's kill: a b it reports still runs, an orphan to kill.
+      next!([{ namespace: 'default', name: 'b' }]);
+      await clock.sleeping(2_000);
+      expect(handler.seen()).toEqual(['uid-a:create', 'uid-b:create', 'uid-a:removed', 'uid-b:removed', ':orphaned']);
+      await h.stop();
+    });
+
     it('keeps cleaning up after an answer that is no list or holds null entries (plain JavaScript handlers)', async () => {
       const clock = new ManualClock();
       const lines: Record<string, unknown>[] = [];

@@ -686,9 +686,17 @@ export class Reconciler {
   /** Compares what the handler runs with the desired pods (spec §7 housekeeping, D18: all sources ready). */
   async #sweep(lane: HandlerLane, lister: PodLister, signal: AbortSignal, note: SweepNote): Promise<void> {
     const sinceSeq = lane.seq;
-    const result = await callWithTimeout((s) => lister.listPods(s), {
-      parent: signal, timers: this.#timers, timeoutMs: this.#callTimeoutMs, what: `${lane.name} listPods`,
-    });
+    // A pod killed (and forgotten) while the handler listed may be in the listing: not an orphan to kill again.
+    let killedSince: { readonly keys: ReadonlySet<string>; readonly names: ReadonlySet<string> };
+    lane.beginListing();
+    let result;
+    try {
+      result = await callWithTimeout((s) => lister.listPods(s), {
+        parent: signal, timers: this.#timers, timeoutMs: this.#callTimeoutMs, what: `${lane.name} listPods`,
+      });
+    } finally {
+      killedSince = lane.endListing();
+    }
     if (signal.aborted) return;
     if (result.outcome !== 'success') {
       note('warn', { err: result.err }, 'listPods failed; retrying next period', `listPods failed: ${errorMessage(result.err)}`);
@@ -731,6 +739,7 @@ export class Reconciler {
       }
       let record = this.#pods.get(key);
       if (desired || (record !== undefined && lane.has(record))) continue;
+      if (record === undefined && (key === uid ? killedSince.keys.has(uid) : nameKey !== undefined && killedSince.names.has(nameKey))) continue;
       if (!mayKill) {
         held += 1;
         continue;
