@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { compareJson, DIFFERENT, EXACT, SEMANTIC } from './compare-json.js';
 
 /**
- * An oracle written another way: Go's DeepEqual on decoded JSON is jsonEqual after dropping nil members
- * (`null` or `undefined`) from objects, reading a nil array item as `null`, and NaN as equal to itself.
+ * An oracle written another way: Go's DeepEqual on decoded JSON, with D14's empty maps equal to missing ones, is
+ * jsonEqual after dropping nil members (`null` or `undefined`) and empty-map members (`{}`) from objects, reading a
+ * nil array item as `null`, and NaN as equal to itself.
  */
 /** `out[key] = value` as an own member, also for `__proto__` (as JSON.parse makes it). */
 const put = (out: Record<string, unknown>, key: string, value: unknown): void => {
@@ -18,9 +19,14 @@ const withoutNil = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(withoutNil);
   if (typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
-  for (const [key, member] of Object.entries(value)) if (member !== undefined && member !== null) put(out, key, withoutNil(member));
+  for (const [key, member] of Object.entries(value)) {
+    if (member === undefined || member === null) continue;
+    const kept = withoutNil(member);
+    if (!isEmptyMap(kept)) put(out, key, kept);
+  }
   return out;
 };
+const isEmptyMap = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0;
 const expected = (a: unknown, b: unknown): number =>
   (jsonEqual(a, b) ? EXACT : jsonEqual(withoutNil(a), withoutNil(b)) ? SEMANTIC : DIFFERENT);
 
@@ -32,7 +38,15 @@ describe(compareJson.name, () => {
     expect(compareJson({ a: undefined }, { a: undefined })).toBe(EXACT);
     expect(compareJson({ a: undefined }, {})).toBe(SEMANTIC);
     expect(compareJson(null, undefined)).toBe(SEMANTIC);
-    expect(compareJson({ a: [] }, {})).toBe(DIFFERENT);
+    expect(compareJson({ a: [] }, {})).toBe(DIFFERENT); // Go: a nil slice is not an empty one
+    expect(compareJson({ a: {} }, {})).toBe(SEMANTIC); // D14: an empty map is a missing one
+    expect(compareJson({}, { a: {}, b: null })).toBe(SEMANTIC);
+    expect(compareJson({ a: {} }, { a: null })).toBe(SEMANTIC);
+    expect(compareJson({ a: { b: null, c: {} } }, {})).toBe(SEMANTIC);
+    expect(compareJson({ a: { b: 1 } }, {})).toBe(DIFFERENT);
+    expect(compareJson({ a: {} }, { a: [] })).toBe(DIFFERENT);
+    expect(compareJson({ a: {}, c: 1 }, { c: 2 })).toBe(DIFFERENT);
+    expect(compareJson({ c: 1 }, { a: {}, c: 2 })).toBe(DIFFERENT);
     expect(compareJson({ a: [1, { b: null }] }, { a: [1, { b: 'y' }] })).toBe(DIFFERENT);
     expect(compareJson([], {})).toBe(DIFFERENT);
     expect(compareJson({ a: [0] }, { a: [-0] })).toBe(SEMANTIC);
@@ -59,7 +73,7 @@ describe(compareJson.name, () => {
       if (typeof v !== 'object' || v === null) return v;
       const out: Record<string, unknown> = {};
       for (const [key, member] of Object.entries(v)) if (random() > 0.05) put(out, key, mutate(member));
-      if (random() < 0.1) out.d = pick([null, undefined]);
+      if (random() < 0.1) out.d = pick([null, undefined, {}]);
       return out;
     };
     const seen = new Set<number>();

@@ -6,8 +6,9 @@ export type Sameness = typeof EXACT | typeof SEMANTIC | typeof DIFFERENT;
 
 /**
  * Core's `jsonEqual` and the kubelet's DeepEqual ({@link deepEqual}) in one walk: `EXACT` where `jsonEqual`
- * holds, `SEMANTIC` where only DeepEqual does (a `null`, an `undefined` and a missing member alike; Go: nil,
- * but nil ≠ empty), `DIFFERENT` otherwise. The merger asks both questions of a pod's spec and status on
+ * holds, `SEMANTIC` where only DeepEqual does (a `null`, an `undefined` and a missing member alike; Go: nil;
+ * and, by decision D14, an empty map `{}` and a missing member; an empty list is not a missing one, as in
+ * Go), `DIFFERENT` otherwise. The merger asks both questions of a pod's spec and status on
  * every change; walking them twice, through megamorphic keyed loads, was two thirds of `checkAndUpdatePod`.
  */
 export function compareJson(a: unknown, b: unknown): Sameness {
@@ -47,7 +48,15 @@ export function compareJson(a: unknown, b: unknown): Sameness {
     present++;
     if (value === other && value !== 0) continue;
     const member = compareJson(value, other);
-    if (member === DIFFERENT) return DIFFERENT;
+    if (member === DIFFERENT) {
+      // D14: an empty map equals a missing one (checked only here, off the common path).
+      if ((other === undefined || other === null) && isEmptyMap(value)) {
+        present--;
+        sameness = SEMANTIC;
+        continue;
+      }
+      return DIFFERENT;
+    }
     if (member === SEMANTIC) sameness = SEMANTIC;
   }
   for (const key in y) {
@@ -55,6 +64,31 @@ export function compareJson(a: unknown, b: unknown): Sameness {
     const value = y[key];
     if (value !== undefined && value !== null) present--;
   }
-  if (present !== 0) return DIFFERENT;
+  if (present !== 0) return onlyEmptyMapsMissing(x, y) ? SEMANTIC : DIFFERENT;
   return keys === 0 ? sameness : SEMANTIC;
+}
+
+/** A map with nothing in it, to DeepEqual: no members, or only nil ones and maps with nothing in them. */
+const isEmptyMap = (value: unknown): boolean => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const map = value as Record<string, unknown>;
+  for (const key in map) {
+    const member = map[key];
+    if (member !== undefined && member !== null && !isEmptyMap(member)) return false;
+  }
+  return true;
+};
+
+/**
+ * `y`'s members that `x` lacks (or holds as `null`) are all empty maps (D14: equal to missing ones); its
+ * others matched `x`'s already. The rare path of {@link compareJson}: members present on one side only.
+ */
+function onlyEmptyMapsMissing(x: Record<string, unknown>, y: Record<string, unknown>): boolean {
+  for (const key in y) {
+    const value = y[key];
+    if (value === undefined || value === null) continue;
+    const mine = key === '__proto__' && !Object.hasOwn(x, key) ? undefined : x[key];
+    if ((mine === undefined || mine === null) && !isEmptyMap(value)) return false;
+  }
+  return true;
 }

@@ -131,6 +131,15 @@ describe(PodMerger.name, () => {
       expect(ops(merger.merge(set([makePod('p', { labels: { app: 'x' } })])))).toEqual(['UPDATE:p']);
     });
 
+    it('emits nothing when a spec map goes from absent to {} (D14: nil and empty maps compare equal; D6 keeps the UID), but UPDATE for an empty list', () => {
+      const { merger } = newMerger();
+      merger.merge(set([makePod('p')]));
+      expect(merger.merge(set([edit(makePod('p'), (p) => { p.spec!.nodeSelector = {}; })]))).toEqual([]);
+      expect(merger.merge(set([edit(makePod('p'), (p) => { p.spec!.containers[0]!.resources = { limits: {} }; })]))).toEqual([]);
+      expect(ops(merger.merge(set([edit(makePod('p'), (p) => { p.spec!.volumes = []; })])))).toEqual(['UPDATE:p']); // Go: nil ≠ empty slice
+      expect(ops(merger.merge(set([edit(makePod('p'), (p) => { p.spec!.nodeSelector = { disk: 'ssd' }; })])))).toEqual(['UPDATE:p']);
+    });
+
     it('emits nothing for ownerReferences, finalizers or resourceVersion changes and keeps the old values (82)', () => {
       const { merger } = newMerger();
       const pod = makePod('p', { resourceVersion: '1' });
