@@ -3,7 +3,11 @@
 # dependencies on node:20-slim, running as a non-root user.
 #
 #   docker build -t podconfig-agent:0.1.0 .
-#   docker run --rm -v /etc/kubernetes/manifests:/etc/kubernetes/manifests:ro podconfig-agent:0.1.0 --node-name "$(hostname)"
+#   docker run --rm --network host -v /etc/kubernetes/manifests:/etc/kubernetes/manifests:ro \
+#     podconfig-agent:0.1.0 --pod-manifest-path /etc/kubernetes/manifests --node-name "$(hostname)"
+#
+# Arguments after the image replace CMD (the manifest path below), so give it again with any flag; with
+# --network host the status server's 127.0.0.1:10265 is the host's (curl 127.0.0.1:10265/readyz there).
 
 ARG NODE_IMAGE=node:20-slim
 

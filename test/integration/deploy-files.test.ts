@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { tempDir } from '@podconfig/testing';
+import { FakeApiServer, makePod, tempDir } from '@podconfig/testing';
 import { AGENT_BIN, AgentProcess, eventually } from '../support/agent-process.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -215,7 +215,7 @@ describe('deploy files', () => {
       expect(get('Install.WantedBy')).toBe('multi-user.target');
     });
 
-    it('starts the agent with the ExecStart flags, which --help lists, and SIGTERM ends it with status 0', async () => {
+    it('starts the agent with the ExecStart flags, which --help lists, watching the apiserver with the kubelet\'s kubeconfig, and SIGTERM ends it with status 0', async () => {
       const unit = parseUnit(await read('deploy/podconfig-agent.service'));
       const exec = unit.get('Service.ExecStart')!.at(-1)!.split(/\s+/);
       expect(exec.slice(0, 2)).toEqual(['/usr/bin/node', '/opt/podconfig/dist/bin/podconfig-agent.js']);
@@ -224,15 +224,30 @@ describe('deploy files', () => {
       for (const flag of flagsOf(args)) expect(helpText).toContain(`${flag} `);
       expect(unit.get('Service.KillSignal')?.at(-1)).toBe('SIGTERM');
 
+      expect(args.join(' ')).toContain('--kubeconfig /etc/kubernetes/kubelet.conf');
+
       const manifests = join(tmp.path, 'manifests');
       await mkdir(manifests);
-      const a = await startWith(args, {
-        '/etc/kubernetes/manifests': manifests, '/var/lib/podconfig': join(tmp.path, 'state'), '127.0.0.1:10265': '127.0.0.1:0',
-      });
-      await eventually(async () => ((await a.get('/readyz')).status === 200 ? true : undefined), 15_000, '/readyz 200');
-      const started = await a.waitForLog((l) => l.msg === 'reconciler started');
-      expect(started['handlers']).toEqual(['state-dir']);
-      expect(await a.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+      // kubelet.conf stands for the node's credentials: a kubeconfig for a fake apiserver with one pod on this node.
+      const fake = await new FakeApiServer().start();
+      try {
+        fake.createNode({ metadata: { name: 'deploy-node' } });
+        fake.createPod(makePod('from-api', { nodeName: 'deploy-node' }));
+        const kubeconfig = join(tmp.path, 'kubelet.conf');
+        await writeFile(kubeconfig, `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "${fake.url}"}}]\n` +
+          'users: [{name: u, user: {}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n');
+        const a = await startWith([...args, '--node-name', 'deploy-node'], {
+          '/etc/kubernetes/manifests': manifests, '/etc/kubernetes/kubelet.conf': kubeconfig, '/var/lib/podconfig': join(tmp.path, 'state'),
+          '127.0.0.1:10265': '127.0.0.1:0',
+        });
+        await eventually(async () => ((await a.get('/readyz')).status === 200 ? true : undefined), 15_000, '/readyz 200');
+        const started = await a.waitForLog((l) => l.msg === 'reconciler started');
+        expect(started['handlers']).toEqual(['state-dir']);
+        await eventually(async () => (await a.getJSON<{ items: { metadata: { name: string } }[] }>('/pods')).items.find((p) => p.metadata.name === 'from-api'), 15_000, 'the api pod');
+        expect(await a.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+      } finally {
+        await fake.close();
+      }
     });
   });
 });
