@@ -805,11 +805,8 @@ export class Reflector<T extends KubeObject> {
    * reflector counts it (its `Watch()` returned a watcher), so the failure streak ends here. A watch that rarely
    * sees an event (one Node) would otherwise stay "failing" until its next bookmark. The count of failed watch
    * attempts is left alone: a stream that then ends within 1 s without an event is still a failed attempt (the
-   * very short watch), and 5 of them in a row relist.
-   */
-  /**
-   * A re-watch opened after failures ends the streak (the warnings' throttle starts again), but only an event
-   * proves the stream delivers: "recovered" is told then, by {@link #healthy}, not here.
+   * very short watch), and 5 of them in a row relist. Only an event proves the stream delivers: "recovered" is
+   * told then, by {@link #healthy}, not here.
    */
   #watchEstablished(): void {
     if (this.#consecutiveFailures === 0) return;
