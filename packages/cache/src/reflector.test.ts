@@ -921,6 +921,17 @@ describe(Reflector.name, () => {
       expect(q(watches()[2]).sendInitialEvents).toBe('true');
     });
 
+    it('throttles the warning of a fallback that recurs at every sync, as it throttles failures', async () => {
+      const lines: Record<string, unknown>[] = [];
+      const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+      server.failNext('watch', 403, { times: 1000, when: (req) => req.query.get('sendInitialEvents') === 'true' });
+      server.failNext('list', 403, { times: 1000 });
+      const r = start({ watchList: true, logger });
+      await server.until(() => r.clock.sleeps.length >= 6);
+      const levels = lines.filter((l) => l.msg === 'watch-list failed, falling back to LIST/WATCH for this sync').map((l) => l.level);
+      expect(levels.slice(0, 5)).toEqual([40, 40, 40, 20, 20]);
+    });
+
     it('falls back to a list when the server ignores sendInitialEvents and sends a plain bookmark', async () => {
       server.createPod(makePod('a', { nodeName: 'n1' }));
       server.watchList = 'ignore';

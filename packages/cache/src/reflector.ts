@@ -458,7 +458,8 @@ export class Reflector<T extends KubeObject> {
   }
 
   #fallBackToList(err: unknown): ReflectorState<T> {
-    this.#log.warn({ err }, 'watch-list failed, falling back to LIST/WATCH for this sync');
+    // Throttled as failures are: a cause that lasts (a 403) falls back at every sync.
+    this.#logFailure({ err }, 'watch-list failed, falling back to LIST/WATCH for this sync', this.#consecutiveFailures < WARN_FAILURES);
     this.#noteError(err);
     return { phase: 'Syncing', via: 'list' };
   }
@@ -844,16 +845,19 @@ export class Reflector<T extends KubeObject> {
     // A watch that opens and then fails at once (very short) ends each streak after one failure: its failed
     // attempts keep the warnings throttled until a relist. The move to a relist is always told: the cache is stale
     // until it is done, and the last line before it may have said "recovered".
-    // Past the first failures, one warn every WARN_REMINDER_MS keeps a long outage visible at the default level.
+    this.#logFailure(fields, message, relisting || (this.#consecutiveFailures <= WARN_FAILURES && this.#failedWatchAttempts <= WARN_FAILURES));
+    return { phase: 'BackingOff', delayMs, then };
+  }
+
+  /** At warn when `warn`, else at debug but for one warn every WARN_REMINDER_MS: a long outage stays visible at the default level. */
+  #logFailure(fields: object, message: string, warn: boolean): void {
     const now = this.#clock.monotonic();
-    const reminder = this.#lastWarnAt === undefined || now - this.#lastWarnAt >= WARN_REMINDER_MS;
-    if (relisting || reminder || (this.#consecutiveFailures <= WARN_FAILURES && this.#failedWatchAttempts <= WARN_FAILURES)) {
+    if (warn || this.#lastWarnAt === undefined || now - this.#lastWarnAt >= WARN_REMINDER_MS) {
       this.#lastWarnAt = now;
       this.#log.warn(fields, message);
     } else {
       this.#log.debug(fields, message);
     }
-    return { phase: 'BackingOff', delayMs, then };
   }
 }
 
