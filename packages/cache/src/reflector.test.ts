@@ -945,6 +945,19 @@ describe(Reflector.name, () => {
       expect(r.reflector.status().watchList).toBe(false);
     });
 
+    it('falls back to a list for good when the server sends a change before the end bookmark (it ignores sendInitialEvents), however busy the pods', async () => {
+      server.createPod(makePod('a', { nodeName: 'n1' }));
+      server.watchList = 'ignore';
+      const r = start({ watchList: true }); // stallTimeoutMs 30 s: only the MODIFIED can end the wait
+      await watching(1);
+      server.updatePodStatus('default', 'a', { phase: 'Running' });
+      await watching(2);
+      expect(lists()).toHaveLength(1);
+      expect(r.pushes).toHaveLength(1);
+      expect(names(r.pushes[0]!.snapshot)).toEqual(['default/a']);
+      expect(r.reflector.status().watchList).toBe(false);
+    });
+
     it('falls back to a list for this sync when the server ignores sendInitialEvents and goes silent before the end bookmark', async () => {
       server.createPod(makePod('a', { nodeName: 'n1' }));
       server.watchList = 'ignore';
