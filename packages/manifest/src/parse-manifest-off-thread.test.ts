@@ -6,7 +6,7 @@ import { decodeFilePod } from './decode-file-pod.js';
 import { decodeHttpPods } from './decode-http-pods.js';
 import { ManifestInvalidError } from './manifest-invalid-error.js';
 import type { DecodeOptions } from './manifest-origin.js';
-import { OFF_THREAD_MIN_BYTES, parseManifestOffThread } from './parse-manifest-off-thread.js';
+import { OFF_THREAD_MIN_BYTES, parseManifestOffThread, YamlWorker } from './parse-manifest-off-thread.js';
 
 const http: DecodeOptions = { nodeName: 'node-a', origin: { kind: 'url', url: 'https://u:pw@h.example/pods?token=x' } };
 
@@ -94,6 +94,20 @@ describe(parseManifestOffThread.name, () => {
       expect((err as ManifestInvalidError).reason).toContain('not a mapping');
       expect((err as ManifestInvalidError).mayDefinePod).toBe(false);
     }
+  });
+
+  it('refuses a manifest whose parse outgrows the worker\'s heap (tiny collections by the million), never parsing it on this thread, and parses the next on a new worker', async () => {
+    // The shared worker's heap is 1 GiB (YAML_WORKER_HEAP_MB); this one's 32 MB lets a 1 MB bomb show the same.
+    const worker = new YamlWorker(32);
+    const header = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: bomb\nspec:\n  containers:\n  - name: c\n    image: nginx\n  q: [';
+    const bomb = Buffer.from(header + '{},'.repeat(350_000) + '{}]\n');
+    const good = podListYaml(OFF_THREAD_MIN_BYTES);
+    const [refused, parsed] = await Promise.all([worker.parse(bomb, undefined), worker.parse(good, undefined)]);
+    expect(refused).toBeDefined();
+    const file: DecodeOptions = { nodeName: 'node-a', origin: { kind: 'file', path: '/etc/kubernetes/manifests/bomb.yaml' } };
+    expect(() => decodeFilePod(refused!, file)).toThrow(new ManifestInvalidError('PODCONFIG_MANIFEST_TOO_LARGE', '/etc/kubernetes/manifests/bomb.yaml',
+      'parsing its YAML needed more than 32 MB of memory (millions of nodes: a YAML bomb within the size limit)', { mayDefinePod: false }));
+    expect(decodeHttpPods(parsed!, http)).toEqual(decodeHttpPods(good, http));
   });
 
   it('runs in a process started with flags Node.js refuses in a worker (--max-old-space-size, --title)', async () => {

@@ -18,15 +18,28 @@ const WORKER_URL = import.meta.url.endsWith('.ts')
   ? new URL('../dist/yaml-worker.js', import.meta.url)
   : new URL('./yaml-worker.js', import.meta.url);
 
+/**
+ * The worker's heap, in MB: what a YAML parse may take. The 10 MiB cap bounds the bytes, not the nodes: a manifest of
+ * tiny collections (`[{},{},…]`, 3.5 million of them) needed over 4 GB and killed the process. The largest
+ * plausible pod manifest, 10 MB of `env` (170,000 variables), needs ~500 MB.
+ */
+export const YAML_WORKER_HEAP_MB = 1024;
+
 interface Pending {
+  readonly data: Uint8Array;
   readonly resolve: (value: ParsedManifest | undefined) => void;
 }
 
-/** One worker for the process, started on first use, held (`ref`) only while it has work. */
-class YamlWorker {
+/** One worker for the process, started on first use, held (`ref`) only while it has work. Exported for tests. */
+export class YamlWorker {
+  readonly #heapMb: number;
   #worker: Worker | undefined;
   #nextId = 0;
   readonly #pending = new Map<number, Pending>();
+
+  constructor(heapMb = YAML_WORKER_HEAP_MB) {
+    this.#heapMb = heapMb;
+  }
 
   parse(data: Uint8Array, signal: AbortSignal | undefined): Promise<ParsedManifest | undefined> {
     if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
@@ -42,6 +55,7 @@ class YamlWorker {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#pending.set(id, {
+        data,
         resolve: (value) => {
           signal?.removeEventListener('abort', onAbort);
           resolve(value);
@@ -60,7 +74,7 @@ class YamlWorker {
       // None of the process's own flags: Node.js refuses per-process ones in a worker (`--max-old-space-size`,
       // `--title`, …), and a condition that picks TypeScript sources (the tests' `@podconfig/source`) would
       // point the worker's imports at files it cannot load.
-      worker = new Worker(WORKER_URL, { execArgv: [] });
+      worker = new Worker(WORKER_URL, { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: this.#heapMb } });
     } catch {
       return undefined;
     }
@@ -70,17 +84,37 @@ class YamlWorker {
       else if ('code' in answer) pending?.resolve(ParsedManifest.rejected(answer.code, answer.reason, answer.mayDefinePod));
       else pending?.resolve(undefined);
     });
-    // A worker that fails or exits leaves its requests to the caller's thread (undefined: parse it there).
-    const lost = (): void => {
+    // A worker that fails or exits leaves its requests to the caller's thread (undefined: parse it there), but for
+    // one that ran out of its heap: the manifest it was parsing (the oldest request: they run in order) is refused,
+    // never parsed again where nothing bounds it, and the others go to a new worker.
+    const lost = (err?: unknown): void => {
       if (this.#worker !== worker) return;
       this.#worker = undefined;
-      for (const [id, pending] of [...this.#pending]) {
+      const requests = [...this.#pending];
+      if ((err as { code?: unknown } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY' && requests.length > 0) {
+        const [[id, pending]] = requests as [[number, Pending]];
+        this.#settle(id);
+        pending.resolve(ParsedManifest.rejected('PODCONFIG_MANIFEST_TOO_LARGE',
+          `parsing its YAML needed more than ${this.#heapMb} MB of memory (millions of nodes: a YAML bomb within the size limit)`, false));
+        const next = requests.length > 1 ? this.#start() : undefined;
+        for (const [otherId, other] of requests.slice(1)) {
+          if (next === undefined) {
+            this.#settle(otherId);
+            other.resolve(undefined);
+          } else {
+            next.ref();
+            next.postMessage({ id: otherId, data: other.data } satisfies YamlWorkerRequest);
+          }
+        }
+        return;
+      }
+      for (const [id, pending] of requests) {
         this.#settle(id);
         pending.resolve(undefined);
       }
     };
     worker.on('error', lost);
-    worker.on('exit', lost);
+    worker.on('exit', () => lost());
     this.#worker = worker;
     return worker;
   }
