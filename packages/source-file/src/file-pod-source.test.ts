@@ -723,6 +723,38 @@ describe(FilePodSource.name, () => {
       expect(msgs(log.lines, 'manifest path scanned').map((l) => l.reason)).toEqual(['start', 'watch-armed', 'period']);
     });
 
+    it('goes on scanning when the watch fails while it is set up and never becomes ready (EMFILE), and re-arms it with backoff', async () => {
+      const dir = await makeDir();
+      await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
+      // Out of file descriptors while chokidar sets up: it reports the error and never says `ready`. Before, the
+      // source waited for that `ready` for good: no re-scan, periodic or not, until a restart.
+      const emfile = Object.assign(new Error(`EMFILE: too many open files, watch '${dir}'`), { code: 'EMFILE', syscall: 'watch', path: dir });
+      let failing = true;
+      const watch: ChokidarWatch = (paths, options) => {
+        const watcher = chokidarWatch(paths, options);
+        if (!failing) return watcher;
+        failing = false;
+        const emit = watcher.emit.bind(watcher) as (event: string, ...args: unknown[]) => boolean;
+        watcher.emit = ((event: string, ...args: unknown[]) => (event === 'ready' ? true : emit(event, ...args))) as typeof watcher.emit;
+        setImmediate(() => emit('error', emfile));
+        return watcher;
+      };
+      const inner = new InstantClock({ maxSleeps: 100_000 });
+      const clock: Clock = {
+        now: () => inner.now(),
+        monotonic: () => inner.monotonic(),
+        // The backoff and the debounce pass at once in virtual time; the hour-long period never elapses.
+        sleep: (ms, signal) => (ms >= HOUR / 2 ? new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })) : inner.sleep(ms, signal)),
+      };
+      const { run, source, log } = start({ path: dir, clock, watch });
+      expect(keys(await run.next())).toEqual([key('a')]);
+      const pending = run.next();
+      await log.waitFor((l) => l.msg === 'manifest watch armed' && source.status().details['watch'] === 'active');
+      await writeFile(join(dir, 'b.yaml'), podManifestYaml('b'));
+      expect(keys(await pending)).toEqual([key('a'), key('b')]);
+      expect(msgs(log.lines, 'manifest watch failed')[0]).toMatchObject({ err: { code: 'EMFILE' }, retryInMs: 1_000 });
+    });
+
     it('logs a watcher error and re-creates the watcher with backoff 1 s doubling to 20 s, whatever the wall clock does (#37)', async () => {
       const dir = await makeDir();
       await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { PodConfigError } from '@podconfig/core';
 import type { ChokidarOptions, FSWatcher } from 'chokidar';
 import type { WatchPlan } from './watch-plan.js';
 
@@ -16,6 +17,8 @@ export interface ManifestWatchOptions {
   readonly onEntryError: (err: unknown) => void;
   /** chokidar's `watch` (the test seam for watcher failures). */
   readonly watch?: ChokidarWatch;
+  /** Default {@link ARM_TIMEOUT_MS} (tests). */
+  readonly armTimeoutMs?: number;
 }
 
 /** The shape of chokidar's `watch`. */
@@ -37,7 +40,15 @@ interface Armed {
   readonly key: string;
   failed: boolean;
   stale: boolean;
+  /** Ends the wait for chokidar's `ready` (while arming). */
+  settle: (() => void) | undefined;
 }
+
+/**
+ * How long arming waits for chokidar's `ready`: one that never comes (the watch setup met EMFILE, its error went
+ * unreported) would otherwise stop the source, its periodic re-scan included, for good.
+ */
+export const ARM_TIMEOUT_MS = 30_000;
 
 /**
  * The chokidar edge of the file source (style example 3): callbacks only set a wake-up. One
@@ -97,7 +108,7 @@ export class ManifestWatch {
       // Chokidar asks about the targets and the entries it lists in them.
       ignored: (p: string) => !watched(resolve(p)),
     });
-    const armed: Armed = { watcher, key: plan.key, failed: false, stale: false };
+    const armed: Armed = { watcher, key: plan.key, failed: false, stale: false, settle: undefined };
     watcher.on('all', (event, p) => {
       const abs = resolve(p);
       if ((event === 'unlinkDir' || event === 'unlink') && plan.targets.includes(abs)) armed.stale = true;
@@ -130,10 +141,15 @@ export class ManifestWatch {
       }
       armed.failed = true;
       onError(err);
+      armed.settle?.(); // a watcher that failed while arming may never be ready
     });
     this.#arming = armed;
     try {
-      await ready(watcher, signal);
+      const outcome = await ready(watcher, armed, signal, this.#o.armTimeoutMs ?? ARM_TIMEOUT_MS);
+      if (outcome === 'timeout' && !armed.failed) {
+        armed.failed = true;
+        onError(new PodConfigError('PODCONFIG_SOURCE_UNAVAILABLE', `the watch of ${plan.targets.join(', ')} was not ready within ${this.#o.armTimeoutMs ?? ARM_TIMEOUT_MS} ms`, { retryable: true }));
+      }
     } finally {
       this.#arming = undefined;
     }
@@ -151,19 +167,25 @@ export class ManifestWatch {
   }
 }
 
-/** Resolves on chokidar's `ready`, or at once when `signal` aborts. */
-function ready(watcher: FSWatcher, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
+/** Resolves on chokidar's `ready`, when the watcher fails (`armed.settle`) or `signal` aborts, or after `timeoutMs`. */
+function ready(watcher: FSWatcher, armed: Armed, signal: AbortSignal, timeoutMs: number): Promise<'ready' | 'timeout'> {
+  return new Promise((resolve) => {
     if (signal.aborted) {
-      resolve();
+      resolve('ready');
       return;
     }
-    const done = (): void => {
-      signal.removeEventListener('abort', done);
-      watcher.off('ready', done);
-      resolve();
+    const done = (outcome: 'ready' | 'timeout'): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onDone);
+      watcher.off('ready', onDone);
+      armed.settle = undefined;
+      resolve(outcome);
     };
-    signal.addEventListener('abort', done, { once: true });
-    watcher.once('ready', done);
+    const onDone = (): void => done('ready');
+    // Unref'd: a source that is stopping must not wait for it.
+    const timer = setTimeout(() => done('timeout'), timeoutMs).unref();
+    armed.settle = onDone;
+    signal.addEventListener('abort', onDone, { once: true });
+    watcher.once('ready', onDone);
   });
 }
