@@ -1,4 +1,5 @@
 import { get as httpGet } from 'node:http';
+import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
@@ -175,6 +176,25 @@ describe(StatusServer.name, () => {
         });
         expect([host, code]).toEqual([host, 403]);
       }
+    });
+
+    it('holds at most maxConnections connections: later ones are closed as they come, and served again once those go', async () => {
+      const server = new StatusServer({ address: { host: '127.0.0.1', port: 0 }, registry: new Registry(), logger: pino({ level: 'silent' }), maxConnections: 4 });
+      const { port } = await server.start(provider([]), controller.signal);
+      const held: Socket[] = [];
+      try {
+        for (let i = 0; i < 4; i++) {
+          const socket = connect(port, '127.0.0.1');
+          held.push(socket);
+          // An answer on each: the server has taken it in, and keeps it open (keep-alive).
+          socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+          expect(String(await once(socket, 'data'))).toMatch(/^HTTP\/1\.1 200/);
+        }
+        await expect(get(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow(); // the fifth: closed unanswered
+      } finally {
+        for (const socket of held) socket.destroy();
+      }
+      await expect.poll(async () => (await get(`http://127.0.0.1:${port}/healthz`).catch(() => ({ status: 0 }))).status).toBe(200);
     });
 
     it(`builds at most ${MAX_LARGE_RESPONSES} large responses at once: readers that stall get 503, not more memory`, async () => {

@@ -26,6 +26,8 @@ export interface StatusServerOptions {
   readonly logger: Logger;
   /** A connection that moves no bytes this long is closed; default {@link IDLE_SOCKET_MS}. */
   readonly idleSocketMs?: number;
+  /** Connections held at once; default {@link MAX_STATUS_CONNECTIONS}. */
+  readonly maxConnections?: number;
 }
 
 /**
@@ -35,6 +37,11 @@ export interface StatusServerOptions {
 export const MAX_LARGE_RESPONSES = 4;
 /** A connection that moves no bytes this long is closed (a reader that stalled holds a large response). */
 export const IDLE_SOCKET_MS = 30_000;
+/**
+ * Connections held at once; later ones are closed as they come. Any local user can connect: thousands held open
+ * took the agent's file descriptors (1,024 under many units and containers), and with them its manifest reads.
+ */
+export const MAX_STATUS_CONNECTIONS = 256;
 
 /** Loopback names a browser can only have reached on purpose (`Host` checks against DNS rebinding). */
 function isLoopbackHost(host: string): boolean {
@@ -77,6 +84,7 @@ export class StatusServer {
     server.keepAliveTimeout = 5_000;
     server.headersTimeout = 10_000;
     server.requestTimeout = 10_000;
+    server.maxConnections = this.#o.maxConnections ?? MAX_STATUS_CONNECTIONS;
     const idleMs = this.#o.idleSocketMs ?? IDLE_SOCKET_MS;
     const reaper = new IdleConnectionReaper(idleMs, (socket) => {
       this.#log.debug({ remoteAddress: socket.remoteAddress, remotePort: socket.remotePort, idleMs }, 'closing a connection that moved no bytes');
