@@ -61,9 +61,7 @@ export class YamlWorker {
           resolve(value);
         },
       });
-      worker.ref();
-      // A copy, not a transfer: the caller keeps its bytes (the http source hashes them, errors name them).
-      worker.postMessage({ id, data } satisfies YamlWorkerRequest);
+      post(worker, id, data);
     });
   }
 
@@ -102,8 +100,7 @@ export class YamlWorker {
             this.#settle(otherId);
             other.resolve(undefined);
           } else {
-            next.ref();
-            next.postMessage({ id: otherId, data: other.data } satisfies YamlWorkerRequest);
+            post(next, otherId, other.data);
           }
         }
         return;
@@ -125,6 +122,12 @@ export class YamlWorker {
     if (this.#pending.size === 0) this.#worker?.unref();
     return pending;
   }
+}
+
+/** Holds the process while the worker has work. A copy, not a transfer: the caller keeps its bytes (the http source hashes them, errors name them). */
+function post(worker: Worker, id: number, data: Uint8Array): void {
+  worker.ref();
+  worker.postMessage({ id, data } satisfies YamlWorkerRequest);
 }
 
 const shared = new YamlWorker();

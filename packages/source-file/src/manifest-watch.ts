@@ -145,10 +145,10 @@ export class ManifestWatch {
     });
     this.#arming = armed;
     try {
-      const outcome = await ready(watcher, armed, signal, this.#o.armTimeoutMs ?? ARM_TIMEOUT_MS);
-      if (outcome === 'timeout' && !armed.failed) {
+      const timeoutMs = this.#o.armTimeoutMs ?? ARM_TIMEOUT_MS;
+      if ((await ready(watcher, armed, signal, timeoutMs)) === 'timeout' && !armed.failed) {
         armed.failed = true;
-        onError(new PodConfigError('PODCONFIG_SOURCE_UNAVAILABLE', `the watch of ${plan.targets.join(', ')} was not ready within ${this.#o.armTimeoutMs ?? ARM_TIMEOUT_MS} ms`, { retryable: true }));
+        onError(new PodConfigError('PODCONFIG_SOURCE_UNAVAILABLE', `the watch of ${plan.targets.join(', ')} was not ready within ${timeoutMs} ms`, { retryable: true }));
       }
     } finally {
       this.#arming = undefined;
@@ -168,20 +168,20 @@ export class ManifestWatch {
 }
 
 /** Resolves on chokidar's `ready`, when the watcher fails (`armed.settle`) or `signal` aborts, or after `timeoutMs`. */
-function ready(watcher: FSWatcher, armed: Armed, signal: AbortSignal, timeoutMs: number): Promise<'ready' | 'timeout'> {
+function ready(watcher: FSWatcher, armed: Armed, signal: AbortSignal, timeoutMs: number): Promise<'settled' | 'timeout'> {
   return new Promise((resolve) => {
     if (signal.aborted) {
-      resolve('ready');
+      resolve('settled');
       return;
     }
-    const done = (outcome: 'ready' | 'timeout'): void => {
+    const done = (outcome: 'settled' | 'timeout'): void => {
       clearTimeout(timer);
       signal.removeEventListener('abort', onDone);
       watcher.off('ready', onDone);
       armed.settle = undefined;
       resolve(outcome);
     };
-    const onDone = (): void => done('ready');
+    const onDone = (): void => done('settled');
     // Unref'd: a source that is stopping must not wait for it.
     const timer = setTimeout(() => done('timeout'), timeoutMs).unref();
     armed.settle = onDone;
