@@ -5,15 +5,18 @@ import { createServer as createHttpServer, request as httpRequest, type Incoming
 import { createServer as createHttpsServer, type ServerOptions } from 'node:https';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { setImmediate } from 'node:timers/promises';
 import type { TLSSocket } from 'node:tls';
 import { PodConfigError, StatusError } from '@podconfig/core';
 import { BlackholeServer, createTestPki, InstantClock, Socks5Proxy, tempDir, type TestPki } from '@podconfig/testing';
 import { pino, type Logger } from 'pino';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Agent, type Dispatcher } from 'undici';
 import { stringify } from 'yaml';
 import type { ClusterConfig } from './cluster-config.js';
 import { KubeClient, MAX_REDIRECTS, MAX_RESPONSE_BYTES, MAX_RETRY_AFTER_RETRIES, MAX_RETRY_AFTER_SECONDS, type KubeClientOptions } from './kube-client.js';
 import { loadClusterConfig } from './load-cluster-config.js';
+import { BODY_PAUSE_BYTES, BODY_RESUME_BYTES } from './response-body.js';
 import { ScannedWatchEvent } from './scanned-watch-event.js';
 import { Secret } from './secret.js';
 
@@ -579,6 +582,62 @@ describe(KubeClient.name, () => {
       for await (const _ of await c.watchJSON('/api/v1/pods', q(), signal)) if (++n === 2) break;
       await closed;
       expect(n).toBe(2);
+    });
+
+    it('holds back a server that writes each event as its own small HTTP chunk, resuming once per ~192 KiB read, not per event', async () => {
+      // The API server flushes an HTTP chunk per watch event. Read through request()'s Readable one chunk at a time,
+      // undici resumed its parser (re-reading the socket's whole backlog) after every chunk taken: quadratic.
+      const lines = Array.from({ length: 40_000 }, (_, i) => `{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"${i + 1}"}}}\n`);
+      const total = lines.reduce((sum, line) => sum + line.length, 0);
+      let written = 0;
+      let blocked!: () => void;
+      const serverBlocked = new Promise<void>((resolve) => (blocked = resolve));
+      const s = await serve(async (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        for (const line of lines) {
+          written += line.length;
+          if (!res.write(line)) {
+            blocked();
+            await once(res, 'drain');
+          }
+        }
+        blocked();
+        res.end();
+      });
+      const counts = { pauses: 0, resumes: 0 };
+      const counting: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (options, handler) => {
+        let wrapped: Dispatcher.DispatchController | undefined;
+        const wrap = (c: Dispatcher.DispatchController): Dispatcher.DispatchController =>
+          (wrapped ??= {
+            get aborted() { return c.aborted; },
+            get paused() { return c.paused; },
+            get reason() { return c.reason; },
+            abort: (reason: Error) => c.abort(reason),
+            pause: () => { counts.pauses++; c.pause(); },
+            resume: () => { counts.resumes++; c.resume(); },
+          });
+        return dispatch(options, {
+          onRequestStart: (c, context: unknown) => handler.onRequestStart?.(wrap(c), context),
+          onResponseStart: (c, statusCode, headers, message) => handler.onResponseStart?.(wrap(c), statusCode, headers, message),
+          onResponseData: (c, chunk) => handler.onResponseData?.(wrap(c), chunk),
+          onResponseEnd: (c, trailers) => handler.onResponseEnd?.(wrap(c), trailers),
+          onResponseError: (c, err) => handler.onResponseError?.(wrap(c), err),
+        });
+      };
+      const agent = new Agent();
+      cleanups.push(() => agent.close());
+      const c = client(clusterConfig(s.url), { dispatcher: agent.compose(counting) });
+      const watch = await c.watchJSON('/api/v1/pods', q(), signal);
+      await serverBlocked; // the client's queue is full by now: the connection was paused
+      let n = 0;
+      for await (const event of watch) {
+        expect((event as { object: { metadata: { resourceVersion: string } } }).object.metadata.resourceVersion).toBe(String(++n));
+        await setImmediate(); // a consumer that gives the event loop a turn per event, as the pipeline does
+      }
+      expect(n).toBe(lines.length);
+      expect(written).toBe(total);
+      expect(counts.pauses).toBeGreaterThan(0);
+      expect(counts.resumes).toBeLessThanOrEqual(Math.ceil(total / (BODY_PAUSE_BYTES - BODY_RESUME_BYTES)));
     });
 
     it('ends the iterator and releases the connection when the signal aborts while it waits', async () => {

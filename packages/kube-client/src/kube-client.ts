@@ -2,12 +2,12 @@ import { constants as bufferConstants } from 'node:buffer';
 import { posix } from 'node:path';
 import { ConfigInvalidError, PodConfigError, REDIRECT_STATUSES, raceSignal, redirectTarget, safeUrl, systemClock, type Clock } from '@podconfig/core';
 import type { Logger } from 'pino';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { Authenticator, type RequestCredentials } from './authenticator.js';
 import type { ClusterConfig } from './cluster-config.js';
 import { ConnectionPool } from './connection-pool.js';
 import { headerValue, headerValueProblem, impersonationHeaders, impersonationProblem } from './impersonation-headers.js';
-import { ReadableChunks } from './readable-chunks.js';
+import { ResponseBody, type DispatchedResponse } from './response-body.js';
 import { statusErrorFromResponse } from './status-error-from-response.js';
 import { TokenBucket } from './token-bucket.js';
 import { transportError } from './transport-error.js';
@@ -155,11 +155,8 @@ export class KubeClient {
     const body = res.body;
     const describe = `GET ${path}`;
     return new WatchStream({
-      chunks: new ReadableChunks(body),
-      release: () => {
-        body.on('error', noop);
-        body.destroy();
-      },
+      chunks: body,
+      release: () => body.destroy(),
       readError: (err) => transportError(err, describe, this.#server, this.#trusted),
       describe,
       signal,
@@ -199,7 +196,7 @@ export class KubeClient {
     signal: AbortSignal,
     watch: boolean,
     bodyType?: string,
-  ): Promise<Dispatcher.ResponseData> {
+  ): Promise<DispatchedResponse> {
     if (this.#closed) throw new PodConfigError('PODCONFIG_INTERNAL', 'the Kubernetes client is closed');
     if (!path.startsWith('/') || path.startsWith('//')) {
       throw new PodConfigError('PODCONFIG_INTERNAL', `request path must start with a single "/": ${path}`);
@@ -263,7 +260,7 @@ export class KubeClient {
     bodyTimeout: number,
     describe: string,
     signal: AbortSignal,
-  ): Promise<Dispatcher.ResponseData> {
+  ): Promise<DispatchedResponse> {
     const headers: Record<string, string | string[]> = { ...this.#staticHeaders };
     if (credentials.authorization !== undefined) headers.authorization = headerValue(credentials.authorization);
     if (body !== undefined) headers['content-type'] = bodyType ?? 'application/json';
@@ -272,13 +269,16 @@ export class KubeClient {
     let hopMethod = method;
     let hopBody = body;
     for (let redirects = 0; ; redirects++) {
-      let res: Dispatcher.ResponseData;
+      let res: DispatchedResponse;
       try {
-        // raceSignal: undici 7 ignores `signal` while the TCP/TLS connect is pending (a blackholed apiserver held
-        // shutdown for the connect timeout, 10 s). The abandoned request ends when close() destroys the pool, or
-        // at its connect timeout; once connected it sees the aborted signal and ends at once.
+        // raceSignal: undici 7 cannot abort a request while its TCP/TLS connect is pending (a blackholed apiserver
+        // held shutdown for the connect timeout, 10 s). The abandoned request ends when close() destroys the pool,
+        // or at its connect timeout; once connected it sees the aborted signal and ends at once.
         res = await raceSignal(
-          request(target, { method: hopMethod, headers, body: hopBody ?? null, signal, dispatcher, headersTimeout: this.#timeoutMs, bodyTimeout }),
+          ResponseBody.dispatch(dispatcher, {
+            origin: target.origin, path: `${target.pathname}${target.search}`, method: hopMethod, headers, body: hopBody ?? null,
+            headersTimeout: this.#timeoutMs, bodyTimeout,
+          }, signal),
           signal,
         );
       } catch (err: unknown) {
@@ -306,7 +306,7 @@ export class KubeClient {
     }
   }
 
-  async #json(res: Dispatcher.ResponseData, describe: string, signal: AbortSignal): Promise<unknown> {
+  async #json(res: DispatchedResponse, describe: string, signal: AbortSignal): Promise<unknown> {
     const text = await this.#bodyText(res, describe, signal);
     if (text === '') return undefined;
     try {
@@ -322,14 +322,13 @@ export class KubeClient {
    * a list for good; client-go's `Timeout` bounds the whole exchange too, and the API server ends a list at
    * its own request timeout, 60 s by default).
    */
-  async #bodyText(res: Dispatcher.ResponseData, describe: string, signal: AbortSignal): Promise<string> {
+  async #bodyText(res: DispatchedResponse, describe: string, signal: AbortSignal): Promise<string> {
     const max = this.#maxResponseBytes;
     const tooLarge = (): PodConfigError =>
       new PodConfigError('PODCONFIG_BODY_TOO_LARGE', `${describe}: the response is larger than the limit of ${max} bytes`);
     const body = res.body;
     const declared = res.headers['content-length'];
     if (typeof declared === 'string' && Number(declared) > max) {
-      body.on('error', noop);
       body.destroy();
       throw tooLarge();
     }
@@ -340,7 +339,7 @@ export class KubeClient {
    * Gives a response's whole body `timeoutMs` from now (its headers' arrival): then it is destroyed with a
    * retryable `PODCONFIG_TIMEOUT`. Returns what clears the deadline. Not for watch streams.
    */
-  #bodyDeadline(body: Dispatcher.ResponseData['body'], describe: string): () => void {
+  #bodyDeadline(body: ResponseBody, describe: string): () => void {
     const ms = this.#timeoutMs;
     if (ms === 0) return noop;
     const timer = setTimeout(() => {
@@ -350,7 +349,7 @@ export class KubeClient {
   }
 
   /** Reads up to 1 MiB of an error response (a Status), within `timeoutMs`, and releases the rest. */
-  #errorBody(res: Dispatcher.ResponseData, describe: string, signal: AbortSignal): Promise<string> {
+  #errorBody(res: DispatchedResponse, describe: string, signal: AbortSignal): Promise<string> {
     return this.#readBody(res, describe, signal, MAX_ERROR_BODY_BYTES, undefined);
   }
 
@@ -358,19 +357,17 @@ export class KubeClient {
    * A response's body as text, within `timeoutMs` of its headers and up to `max` bytes: past them `tooLarge`
    * is thrown, or, without it, the body is cut there and released (an error Status needs no more).
    */
-  async #readBody(res: Dispatcher.ResponseData, describe: string, signal: AbortSignal, max: number, tooLarge: (() => PodConfigError) | undefined): Promise<string> {
+  async #readBody(res: DispatchedResponse, describe: string, signal: AbortSignal, max: number, tooLarge: (() => PodConfigError) | undefined): Promise<string> {
     const body = res.body;
     const clearDeadline = this.#bodyDeadline(body, describe);
     const chunks: Buffer[] = [];
     let size = 0;
     try {
-      for await (const chunk of body) {
-        const buf = chunk as Buffer;
+      for await (const buf of body) {
         size += buf.length;
         if (size > max && tooLarge !== undefined) throw tooLarge(); // leaving the loop destroys the body
         chunks.push(buf);
         if (size >= max && tooLarge === undefined) {
-          body.on('error', noop);
           body.destroy();
           break;
         }
@@ -385,7 +382,7 @@ export class KubeClient {
   }
 
   /** Drops a body not read (a redirect's, a retried 429's), within `timeoutMs`: the connection may go with it. */
-  async #discard(res: Dispatcher.ResponseData, describe: string): Promise<void> {
+  async #discard(res: DispatchedResponse, describe: string): Promise<void> {
     const clearDeadline = this.#bodyDeadline(res.body, describe);
     try {
       await res.body.dump();
