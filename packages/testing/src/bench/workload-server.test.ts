@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BenchWorkload, FINAL_ANNOTATION, SEQ_ANNOTATION } from './bench-workload.js';
@@ -62,6 +63,36 @@ describe(WorkloadServer.name, () => {
       const stats = server.stats();
       expect(stats.firstRequestAt).toBeGreaterThan(0);
       expect(stats.requests[0]).toContain('(watch-list)');
+    });
+
+    it('writes each watch line as its own HTTP chunk, as the API server writes an event', async () => {
+      server = await new WorkloadServer().start();
+      const w = new BenchWorkload({ pods: 30, events: 60, nodeName: 'node-a' });
+      server.load(w);
+      server.arm({});
+      const { port } = new URL(server.url);
+      const socket = connect(Number(port), '127.0.0.1');
+      socket.end('GET /api/v1/pods?watch=true&sendInitialEvents=true HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+      let raw = Buffer.alloc(0);
+      const last = Buffer.from(`${FINAL_ANNOTATION}":"true"`);
+      for await (const data of socket) {
+        raw = Buffer.concat([raw, data as Buffer]);
+        const end = raw.indexOf(last);
+        if (end !== -1 && raw.indexOf('\r\n', end) !== -1) break;
+      }
+      socket.destroy();
+      // Decode the chunked framing: every chunk holds exactly one line.
+      let at = raw.indexOf('\r\n\r\n') + 4;
+      const chunks: string[] = [];
+      while (at < raw.length) {
+        const sizeEnd = raw.indexOf('\r\n', at);
+        const size = Number.parseInt(raw.toString('latin1', at, sizeEnd), 16);
+        if (sizeEnd === -1 || sizeEnd + 2 + size > raw.length) break;
+        chunks.push(raw.toString('utf8', sizeEnd + 2, sizeEnd + 2 + size));
+        at = sizeEnd + 2 + size + 2;
+      }
+      expect(chunks).toHaveLength(30 + 1 + 60);
+      for (const chunk of chunks) expect(chunk.indexOf('\n')).toBe(chunk.length - 1);
     });
 
     it('serves a list and then the events to a watch from the list resourceVersion, and records send times when paced', async () => {

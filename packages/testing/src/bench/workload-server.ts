@@ -38,7 +38,10 @@ export interface WorkloadSessionStats {
   readonly requests: readonly string[];
 }
 
-/** Lines per `write()` in unpaced mode (about 64 KiB), so syscalls stay few and the client sets the pace. */
+/**
+ * Lines per corked group in unpaced mode (about 64 KiB): each line is its own HTTP chunk, as the API server
+ * writes a pod event, but a group goes out in one `writev`, so syscalls stay few and the client sets the pace.
+ */
 const BATCH_BYTES = 64 * 1024;
 
 /**
@@ -183,22 +186,26 @@ export class WorkloadServer {
     void closed.then(() => {
       alive = false;
     });
-    const write = async (chunk: Buffer | string): Promise<boolean> => {
+    const write = async (lines: readonly (Buffer | string)[]): Promise<boolean> => {
       if (!alive) return false;
-      if (!res.write(chunk)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
+      res.cork();
+      let ok = true;
+      for (const line of lines) ok = res.write(line);
+      res.uncork();
+      if (!ok) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
       return alive;
     };
     if (initial) {
-      for (const batch of batches(w.initialLines)) if (!(await write(batch.chunk))) return;
-      if (!(await write(bookmark('Pod', w.listResourceVersion, true)))) return;
+      for (const batch of batches(w.initialLines)) if (!(await write(batch))) return;
+      if (!(await write([bookmark('Pod', w.listResourceVersion, true)]))) return;
       this.#initialWrittenAt = wallNow();
     }
     const rate = this.#session.rate ?? 0;
     if (rate <= 0) {
       let i = 0;
       for (const batch of batches(w.eventLines)) {
-        if (!(await write(batch.chunk))) return;
-        i += batch.lines;
+        if (!(await write(batch))) return;
+        i += batch.length;
         this.#eventsWritten = i;
       }
       this.#lastEventWrittenAt = wallNow();
@@ -256,18 +263,18 @@ function bookmark(kind: string, rv: string, initialEventsEnd = true): string {
   return `{"type":"BOOKMARK","object":{"kind":"${kind}","apiVersion":"v1","metadata":{"resourceVersion":"${rv}"${annotations}}}}\n`;
 }
 
-/** Consecutive lines joined into chunks of about {@link BATCH_BYTES}. */
-function* batches(lines: readonly Buffer[]): Generator<{ chunk: Buffer; lines: number }> {
+/** Consecutive lines in groups of about {@link BATCH_BYTES}. */
+function* batches(lines: readonly Buffer[]): Generator<readonly Buffer[]> {
   let group: Buffer[] = [];
   let bytes = 0;
   for (const line of lines) {
     group.push(line);
     bytes += line.length;
     if (bytes >= BATCH_BYTES) {
-      yield { chunk: Buffer.concat(group, bytes), lines: group.length };
+      yield group;
       group = [];
       bytes = 0;
     }
   }
-  if (group.length > 0) yield { chunk: Buffer.concat(group, bytes), lines: group.length };
+  if (group.length > 0) yield group;
 }
