@@ -340,6 +340,25 @@ describe(FakeApiServer.name, () => {
       }
     });
 
+    it('writes each event as its own HTTP chunk, as the API server does, also when events queue up', async () => {
+      const pieces: Buffer[] = [];
+      let done!: () => void;
+      const ended = new Promise<void>((resolve) => (done = resolve));
+      const start = server.resourceVersion;
+      for (let i = 0; i < 200; i++) server.createPod(makePod(`p${i}`));
+      agent.dispatch({ origin: server.url, path: `/api/v1/pods?watch=true&resourceVersion=${start}&timeoutSeconds=1`, method: 'GET' }, {
+        onRequestStart: () => undefined,
+        onResponseData: (_c, chunk) => void pieces.push(chunk),
+        onResponseEnd: () => done(),
+        onResponseError: () => done(),
+      });
+      await ended;
+      const body = Buffer.concat(pieces);
+      expect(body.toString().split('\n').filter((l) => l !== '')).toHaveLength(200);
+      // llhttp hands each HTTP chunk over on its own (in pieces when it spans socket reads): never two lines in one.
+      for (const piece of pieces) expect(piece.indexOf('\n')).toBeGreaterThanOrEqual(piece.length - 1);
+    });
+
     it('honours back-pressure: drained() waits while the client does not read, and every event arrives in order', async () => {
       const w = await watch('/api/v1/pods', { resourceVersion: server.resourceVersion });
       try {

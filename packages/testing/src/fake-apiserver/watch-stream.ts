@@ -1,14 +1,15 @@
 import type { ServerResponse } from 'node:http';
 import { TLSSocket } from 'node:tls';
 
-/** Flush at most this much per `write()`: batching keeps syscalls few when events queue up. */
+/** Lines corked together, at most this much: one `writev` for many queued events keeps syscalls few. */
 const MAX_BATCH_BYTES = 64 * 1024;
 /** `drained()` waits while more than this many bytes are queued for the client. */
 const HIGH_WATER_BYTES = 1024 * 1024;
 
 /**
  * One open watch response: a queue of newline-terminated JSON lines written with back-pressure (it stops
- * when `write()` returns false and resumes on 'drain'), optionally in slow halves (fault injection).
+ * when `write()` returns false and resumes on 'drain'), each line its own HTTP chunk as the API server writes
+ * an event, optionally in slow halves (fault injection).
  */
 export class WatchStream {
   readonly #res: ServerResponse;
@@ -83,28 +84,25 @@ export class WatchStream {
     try {
       while (!this.#closed && this.#queue.length > 0) {
         const slow = this.#slowWritesMs();
-        let chunk: string;
-        if (slow > 0) {
-          chunk = this.#queue.shift()!;
-        } else {
+        if (slow === 0) {
           let n = 0;
           let bytes = 0;
           while (n < this.#queue.length && (n === 0 || bytes + this.#queue[n]!.length <= MAX_BATCH_BYTES)) bytes += this.#queue[n++]!.length;
-          chunk = n === 1 ? this.#queue.shift()! : this.#queue.splice(0, n).join('');
+          this.#queuedBytes -= bytes;
+          this.#wakeDrainWaiters();
+          if (!(await this.#writeLines(this.#queue.splice(0, n)))) return;
+          continue;
         }
-        this.#queuedBytes -= chunk.length;
+        const line = this.#queue.shift()!;
+        this.#queuedBytes -= line.length;
         this.#wakeDrainWaiters();
-        if (slow > 0) {
-          // Split the UTF-8 bytes, not the string: a cut inside a multi-byte character is what a client must
-          // handle, while a cut between the halves of a surrogate pair would send two U+FFFD instead.
-          const bytes = Buffer.from(chunk, 'utf8');
-          const half = Math.max(1, Math.floor(bytes.length / 2));
-          if (!(await this.#writeChunk(bytes.subarray(0, half)))) return;
-          await new Promise((resolve) => setTimeout(resolve, slow));
-          if (!(await this.#writeChunk(bytes.subarray(half)))) return;
-        } else if (!(await this.#writeChunk(chunk))) {
-          return;
-        }
+        // Split the UTF-8 bytes, not the string: a cut inside a multi-byte character is what a client must
+        // handle, while a cut between the halves of a surrogate pair would send two U+FFFD instead.
+        const bytes = Buffer.from(line, 'utf8');
+        const half = Math.max(1, Math.floor(bytes.length / 2));
+        if (!(await this.#writeChunk(bytes.subarray(0, half)))) return;
+        await new Promise((resolve) => setTimeout(resolve, slow));
+        if (!(await this.#writeChunk(bytes.subarray(half)))) return;
       }
       if (this.#ending && !this.#closed) this.#res.end();
     } finally {
@@ -112,10 +110,25 @@ export class WatchStream {
     }
   }
 
+  /** Writes each line as its own HTTP chunk, corked into one `writev`, with back-pressure; false when the stream closed. */
+  async #writeLines(lines: readonly string[]): Promise<boolean> {
+    if (this.#closed) return false;
+    this.#res.cork();
+    let ok = true;
+    for (const line of lines) ok = this.#res.write(line);
+    this.#res.uncork();
+    return ok || this.#drain();
+  }
+
   /** Writes with back-pressure; false when the stream closed meanwhile. */
   async #writeChunk(chunk: string | Uint8Array): Promise<boolean> {
     if (this.#closed) return false;
     if (this.#res.write(chunk)) return true;
+    return this.#drain();
+  }
+
+  /** Waits for 'drain' (or the close); false when the stream closed meanwhile. */
+  async #drain(): Promise<boolean> {
     await new Promise<void>((resolve) => {
       const done = (): void => {
         this.#res.off('drain', done);
