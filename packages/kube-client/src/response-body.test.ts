@@ -1,7 +1,7 @@
 import { setImmediate as tick } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { BODY_PAUSE_BYTES, BODY_RESUME_BYTES, ResponseBody, type DispatchedResponse } from './response-body.js';
+import { BODY_PAUSE_BYTES, BODY_RESUME_BYTES, CHUNK_OVERHEAD_BYTES, ResponseBody, type DispatchedResponse } from './response-body.js';
 
 /** undici's side of one request: what the handler was told, and what the body asked of the connection. */
 class FakeRequest implements Dispatcher.DispatchController {
@@ -86,12 +86,14 @@ describe(ResponseBody.name, () => {
     const req = new FakeRequest();
     const res = await started(req);
     const small = Buffer.alloc(1024, 'x');
+    const counted = small.length + CHUNK_OVERHEAD_BYTES;
     let sent = 0;
     while (!req.paused) {
       req.data(small);
       sent++;
     }
-    expect(sent * small.length).toBe(BODY_PAUSE_BYTES);
+    expect(sent * counted).toBeGreaterThanOrEqual(BODY_PAUSE_BYTES);
+    expect((sent - 1) * counted).toBeLessThan(BODY_PAUSE_BYTES);
     expect(req.pauses).toBe(1);
     // Taking chunks one by one does not resume the connection after each: only at the low mark.
     let taken = 0;
@@ -99,7 +101,8 @@ describe(ResponseBody.name, () => {
       await res.body.next();
       taken++;
     }
-    expect((sent - taken) * small.length).toBe(BODY_RESUME_BYTES);
+    expect((sent - taken) * counted).toBeLessThanOrEqual(BODY_RESUME_BYTES);
+    expect((sent - taken + 1) * counted).toBeGreaterThan(BODY_RESUME_BYTES);
     expect(req.resumes).toBe(1);
     // Below the high mark again, data flows without another pause.
     req.data(small);
@@ -132,6 +135,15 @@ describe(ResponseBody.name, () => {
     controller.abort(new Error('shutting down'));
     await expect(next).rejects.toThrow('shutting down');
     expect(req.reason?.message).toBe('shutting down');
+  });
+
+  it('drops what was queued when the signal aborts: the reader gets the reason at once, not 256 KiB of old chunks', async () => {
+    const req = new FakeRequest();
+    const controller = new AbortController();
+    const res = await started(req, controller.signal);
+    for (let i = 0; i < 100; i++) req.data(Buffer.from(`{"line":${i}}\n`));
+    controller.abort(new Error('shutting down'));
+    await expect(res.body.next()).rejects.toThrow('shutting down');
   });
 
   it('aborts a request whose signal aborted before undici started it, as soon as it starts', async () => {
@@ -168,13 +180,48 @@ describe(ResponseBody.name, () => {
     expect(await res2.body.next()).toEqual({ done: true, value: undefined });
   });
 
-  it('leaves an ended response alone when destroyed', async () => {
+  it('does not abort an ended response when destroyed, but destroy(err) still fails its reader (no silent truncation)', async () => {
     const req = new FakeRequest();
     const res = await started(req);
+    req.data(Buffer.from('a\n'));
     req.end();
     res.body.destroy(new Error('too late'));
     expect(req.aborted).toBe(false);
-    expect(await res.body.next()).toEqual({ done: true, value: undefined });
+    await expect(res.body.next()).rejects.toThrow('too late');
+  });
+
+  it('counts each chunk with an overhead, so that a flood of one-byte chunks pauses the connection after a few thousand', async () => {
+    const req = new FakeRequest();
+    const res = await started(req);
+    let sent = 0;
+    while (!req.paused) {
+      req.data(Buffer.from('x'));
+      sent++;
+    }
+    expect(sent).toBe(Math.ceil(BODY_PAUSE_BYTES / (1 + CHUNK_OVERHEAD_BYTES)));
+    res.body.destroy();
+  });
+
+  it('hands out thousands of queued chunks in order while more arrive', async () => {
+    const req = new FakeRequest();
+    const res = await started(req);
+    const chunks = Array.from({ length: 5000 }, (_, i) => Buffer.from(String(i)));
+    chunks.slice(0, 3000).forEach((chunk) => req.data(chunk));
+    const got: Buffer[] = [];
+    for (let i = 0; i < 2000; i++) got.push((await res.body.next()).value as Buffer);
+    chunks.slice(3000).forEach((chunk) => req.data(chunk));
+    req.end();
+    for await (const chunk of res.body) got.push(chunk);
+    expect(got.map(String)).toEqual(chunks.map(String));
+  });
+
+  it('skips an informational response (103 Early Hints) and resolves with the final one', async () => {
+    const req = new FakeRequest();
+    const response = ResponseBody.dispatch(fakeDispatcher(req), options, signal);
+    req.start();
+    req.respond(103);
+    req.respond(200);
+    expect((await response).statusCode).toBe(200);
   });
 
   it('dump() reads a short body to its end, keeping the connection, and aborts a long one past 128 KiB', async () => {

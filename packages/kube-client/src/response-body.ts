@@ -4,6 +4,11 @@ import type { Dispatcher } from 'undici';
 export const BODY_PAUSE_BYTES = 256 * 1024;
 /** Queued bytes at or under which a paused connection is read again. */
 export const BODY_RESUME_BYTES = 64 * 1024;
+/**
+ * Counted for each queued chunk on top of its bytes, about what a `Buffer` costs: a flood of tiny chunks (a
+ * byte each) is bounded by the objects it makes, not just by its bytes.
+ */
+export const CHUNK_OVERHEAD_BYTES = 64;
 /** What {@link ResponseBody.dump} reads of a body before it gives the connection up (undici's own default). */
 const DUMP_LIMIT_BYTES = 128 * 1024;
 
@@ -29,10 +34,14 @@ export interface DispatchedResponse {
  *
  * Ends after the response's end; throws the transport's error once the chunks before it are taken.
  * `return()` and {@link destroy} abort the request (the connection is closed); an abort of the signal given
- * to {@link dispatch} does too, and the reader then gets the signal's reason.
+ * to {@link dispatch} does too, drops what was queued, and the reader then gets the signal's reason.
+ * Informational responses (1xx: 102, 103) are skipped, as `request()` skips them.
  */
 export class ResponseBody implements AsyncIterableIterator<Buffer> {
-  readonly #queue: Buffer[] = [];
+  /** Taken from `#head` on, so that taking is O(1) however many chunks wait (`Array#shift` is not). */
+  #queue: (Buffer | undefined)[] = [];
+  #head = 0;
+  /** Queued bytes, each chunk's {@link CHUNK_OVERHEAD_BYTES} included. */
   #queuedBytes = 0;
   #controller: Dispatcher.DispatchController | undefined;
   /** Why the request is to be aborted, when that was decided before undici handed over its controller. */
@@ -57,7 +66,7 @@ export class ResponseBody implements AsyncIterableIterator<Buffer> {
     const body = new ResponseBody();
     return new Promise<DispatchedResponse>((resolve, reject) => {
       let started = false;
-      const onAbort = (): void => body.#abort(signal.reason as Error);
+      const onAbort = (): void => body.destroy(signal.reason as Error);
       signal.addEventListener('abort', onAbort, { once: true });
       body.#onFinish = () => signal.removeEventListener('abort', onAbort);
       const handler: Dispatcher.DispatchHandler = {
@@ -66,6 +75,7 @@ export class ResponseBody implements AsyncIterableIterator<Buffer> {
           if (body.#abortBefore !== undefined) controller.abort(body.#abortBefore);
         },
         onResponseStart: (_controller, statusCode, headers) => {
+          if (statusCode < 200) return; // 103 Early Hints and the like: the response is still to come
           started = true;
           resolve({ statusCode, headers, body });
         },
@@ -93,15 +103,8 @@ export class ResponseBody implements AsyncIterableIterator<Buffer> {
 
   async next(): Promise<IteratorResult<Buffer>> {
     for (;;) {
-      const chunk = this.#queue.shift();
-      if (chunk !== undefined) {
-        this.#queuedBytes -= chunk.length;
-        if (this.#paused && this.#queuedBytes <= BODY_RESUME_BYTES) {
-          this.#paused = false;
-          this.#controller?.resume();
-        }
-        return { done: false, value: chunk };
-      }
+      const chunk = this.#take();
+      if (chunk !== undefined) return { done: false, value: chunk };
       if (this.#error !== undefined) throw this.#error;
       if (this.#ended || this.#destroyed) return { done: true, value: undefined };
       await new Promise<void>((resolve) => {
@@ -120,9 +123,10 @@ export class ResponseBody implements AsyncIterableIterator<Buffer> {
    * reader waiting or still to come gets it (a deadline); without, the body just ends.
    */
   destroy(err?: Error): void {
-    this.#queue.length = 0;
+    this.#queue = [];
+    this.#head = 0;
     this.#queuedBytes = 0;
-    if (err !== undefined && !this.#ended) this.#error ??= err;
+    if (err !== undefined) this.#error ??= err;
     if (this.#destroyed) return;
     this.#destroyed = true;
     this.#abort(err ?? new Error('the response body was released unread'));
@@ -146,12 +150,32 @@ export class ResponseBody implements AsyncIterableIterator<Buffer> {
   #push(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.#destroyed) return;
     this.#queue.push(chunk);
-    this.#queuedBytes += chunk.length;
+    this.#queuedBytes += chunk.length + CHUNK_OVERHEAD_BYTES;
     if (!this.#paused && this.#queuedBytes >= BODY_PAUSE_BYTES) {
       this.#paused = true;
       controller.pause();
     }
     this.#notify();
+  }
+
+  #take(): Buffer | undefined {
+    const queue = this.#queue;
+    if (this.#head === queue.length) return undefined;
+    const chunk = queue[this.#head]!;
+    queue[this.#head++] = undefined;
+    if (this.#head === queue.length) {
+      queue.length = 0;
+      this.#head = 0;
+    } else if (this.#head >= 1024 && this.#head * 2 >= queue.length) {
+      queue.splice(0, this.#head); // amortised: at most once per as many chunks taken as are left
+      this.#head = 0;
+    }
+    this.#queuedBytes -= chunk.length + CHUNK_OVERHEAD_BYTES;
+    if (this.#paused && this.#queuedBytes <= BODY_RESUME_BYTES) {
+      this.#paused = false;
+      this.#controller?.resume();
+    }
+    return chunk;
   }
 
   #abort(reason: Error): void {
