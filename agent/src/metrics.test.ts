@@ -40,6 +40,17 @@ describe(AgentMetrics.name, () => {
     expect(later).toContain('podconfig_source_provisional{source="file"} 0');
   });
 
+  it('exports a source that has never succeeded with a last-success time of 0, so a staleness alert fires', async () => {
+    const metrics = new AgentMetrics({ collectDefault: false });
+    const source: PodSource & StatusReporter = {
+      name: 'api',
+      async *updates() { yield { source: 'api', op: 'SET', pods: PodSnapshot.empty }; },
+      status: (): SourceStatus => ({ seen: false, healthy: false, pods: 0, counters: {}, details: {} }),
+    };
+    metrics.watchSources([source], () => false);
+    expect(await metrics.registry.metrics()).toContain('podconfig_source_last_success_timestamp_seconds{source="api"} 0');
+  });
+
   it('exports podconfig_source_sets_total at 0 for a source that has not delivered yet', async () => {
     const metrics = new AgentMetrics({ collectDefault: false });
     const silent: PodSource = { name: 'api', async *updates() { /* never delivers */ } };

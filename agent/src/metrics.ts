@@ -62,12 +62,10 @@ export class AgentMetrics {
       collect() { for (const [source, fn] of statusFns) this.set({ source }, fn().provisional === true ? 1 : 0); },
     });
     new Gauge({
-      name: 'podconfig_source_last_success_timestamp_seconds', help: 'When each source last succeeded (Unix time).', labelNames: ['source'], registers,
+      name: 'podconfig_source_last_success_timestamp_seconds', help: 'When each source last succeeded (Unix time; 0 until it has).', labelNames: ['source'], registers,
       collect() {
-        for (const [source, fn] of statusFns) {
-          const t = fn().lastSuccessTime;
-          if (t !== undefined) this.set({ source }, t.getTime() / 1000);
-        }
+        // 0, not an absent series, before the first success: `time() - x > N` then alerts on a source that never worked.
+        for (const [source, fn] of statusFns) this.set({ source }, (fn().lastSuccessTime?.getTime() ?? 0) / 1000);
       },
     });
     const counterSeen = this.#counterSeen;
