@@ -34,6 +34,10 @@ export interface SourceStatus {
   /** Pods in the last SET. */
   readonly pods: number;
   readonly lastSuccessTime?: Date;
+  /**
+   * The most recent error, kept after the source recovers (its `time` says when): history, not state. What is wrong
+   * now is `healthy: false` and the details (the file source's `invalid`, the http source's `lastStatusCode`).
+   */
   readonly lastError?: { readonly message: string; readonly code?: string; readonly time: Date };
   /** Monotonic counters, exported as metrics (`errors`, `relists`, `polls_not_modified`, …). */
   readonly counters: Readonly<Record<string, number>>;
