@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BenchWorkload } from './bench-workload.js';
+import { writeLinesAsChunks } from '../write-lines-as-chunks.js';
 import { wallNow } from './wall-clock.js';
 
 export interface WorkloadServerOptions {
@@ -188,11 +189,7 @@ export class WorkloadServer {
     });
     const write = async (lines: readonly (Buffer | string)[]): Promise<boolean> => {
       if (!alive) return false;
-      res.cork();
-      let ok = true;
-      for (const line of lines) ok = res.write(line);
-      res.uncork();
-      if (!ok) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
+      if (!writeLinesAsChunks(res, lines)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
       return alive;
     };
     if (initial) {

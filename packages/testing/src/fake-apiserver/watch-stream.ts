@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { TLSSocket } from 'node:tls';
+import { writeLinesAsChunks } from '../write-lines-as-chunks.js';
 
 /** Lines corked together, at most this much: one `writev` for many queued events keeps syscalls few. */
 const MAX_BATCH_BYTES = 64 * 1024;
@@ -113,11 +114,7 @@ export class WatchStream {
   /** Writes each line as its own HTTP chunk, corked into one `writev`, with back-pressure; false when the stream closed. */
   async #writeLines(lines: readonly string[]): Promise<boolean> {
     if (this.#closed) return false;
-    this.#res.cork();
-    let ok = true;
-    for (const line of lines) ok = this.#res.write(line);
-    this.#res.uncork();
-    return ok || this.#drain();
+    return writeLinesAsChunks(this.#res, lines) || this.#drain();
   }
 
   /** Writes with back-pressure; false when the stream closed meanwhile. */
