@@ -52,7 +52,7 @@ export class AgentMetrics {
       collect() { for (const source of statusFns.keys()) this.set({ source }, readyFn.fn(source) ? 1 : 0); },
     });
     new Gauge({
-      name: 'podconfig_source_healthy', help: '1 when the last attempt of the source succeeded (the file source: and none of its manifests is invalid).', labelNames: ['source'], registers,
+      name: 'podconfig_source_healthy', help: '1 when the last attempt of the source succeeded (the file source: the path exists and none of its manifests is invalid).', labelNames: ['source'], registers,
       collect() { for (const [source, fn] of statusFns) this.set({ source }, fn().healthy ? 1 : 0); },
     });
     new Gauge({

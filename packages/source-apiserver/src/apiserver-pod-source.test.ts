@@ -182,6 +182,7 @@ describe(ApiserverPodSource.name, () => {
       expect(order.indexOf('listed /api/v1/nodes')).toBeLessThan(order.indexOf('list /api/v1/pods'));
       expect(run.source.status().details).toMatchObject({ nodeSynced: true, nodeExists: false });
       expect(lines.find((l) => l.msg === 'node sync complete, watching apiserver pods')).toMatchObject({ component: 'source.api', nodeExists: false });
+      expect(lines.filter((l) => l.msg.startsWith('node not found'))).toMatchObject([{ level: 40, nodeName: NODE }]);
     });
 
     it('logs "node sync has not completed yet" every nodeSyncPollMs on its clock, until the gate opens', async () => {
@@ -220,8 +221,10 @@ describe(ApiserverPodSource.name, () => {
       fake.createNode({ metadata: { name: NODE } });
       fake.failNext('list', 500, { times: 2, when: isNodes });
       fake.failNext('watch', 503, { times: 2, when: isNodes });
-      const run = start(kubeClient(fake));
+      const { logger, lines } = capture();
+      const run = start(kubeClient(fake), { logger });
       expect(keys(await run.next())).toEqual([]);
+      expect(lines.filter((l) => l.msg.startsWith('node not found'))).toEqual([]); // the Node exists: no warning
       const firstPods = fake.requests.findIndex(isPods);
       const lastNodeFailure = fake.requests.reduce((at, r, i) => (isNodes(r) && r.status >= 500 ? i : at), -1);
       expect(lastNodeFailure).toBeGreaterThanOrEqual(0);

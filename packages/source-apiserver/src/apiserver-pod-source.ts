@@ -253,6 +253,9 @@ export class ApiserverPodSource implements PodSource, StatusReporter {
       }
       if (!synced) return;
       this.#log.info({ nodeName: this.#o.nodeName, nodeExists: run.nodeSink.exists }, 'node sync complete, watching apiserver pods');
+      // The kubelet registers its Node; podconfig does not, so a Node that is absent is most often a wrong
+      // --node-name, which would otherwise look like a healthy node without pods.
+      if (!run.nodeSink.exists) this.#log.warn({ nodeName: this.#o.nodeName }, 'node not found in the API server: no pod may be bound to it; is the node name right?');
     }
     await run.pods.run(signal);
   }

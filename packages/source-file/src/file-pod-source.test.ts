@@ -277,7 +277,13 @@ describe(FilePodSource.name, () => {
       const { run, source, log } = start({ path: dir });
       const first = await run.next();
       expect(first.pods.size).toBe(0);
-      expect(source.status()).toMatchObject({ seen: true, healthy: true, details: { mode: 'missing' } });
+      // Unhealthy with the reason, as the kubelet's scan fails: a mistyped path shows; the empty SET still counts (D5).
+      expect(source.status()).toMatchObject({
+        seen: true, provisional: false, healthy: false, details: { mode: 'missing' },
+        lastError: { message: `manifest path ${dir} does not exist`, code: 'PODCONFIG_SOURCE_UNAVAILABLE' },
+      });
+      expect(source.status().lastSuccessTime).toBeUndefined();
+      expect(source.status().counters.errors).toBeGreaterThan(0);
       await mkdir(dir, { recursive: true });
       await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
       // periodMs is an hour: only the re-armed watch can explain this SET, and no empty SET repeats before it.
@@ -285,7 +291,8 @@ describe(FilePodSource.name, () => {
       expect(msgs(log.lines, 'manifest path does not exist')).toMatchObject([{ level: 40, path: dir }]);
       // Once: the component logger already carries `path` (a repeated key, which some log stores refuse).
       expect(log.raw.filter((s) => s.includes('manifest path does not exist')).map((s) => s.split('"path":').length - 1)).toEqual([1]);
-      expect(source.status().details).toMatchObject({ mode: 'directory', watch: 'active' });
+      expect(source.status()).toMatchObject({ healthy: true, details: { mode: 'directory', watch: 'active' } });
+      expect(source.status().lastSuccessTime).toBeInstanceOf(Date);
     });
 
     it('yields the valid pods and reports the invalid file (#24)', async () => {

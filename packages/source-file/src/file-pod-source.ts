@@ -9,6 +9,7 @@ import {
   errorMessage,
   exponentialBackoff,
   raceSignal,
+  SourceUnavailableError,
   type Clock,
   podSetUpdate,
   type PodSetUpdate,
@@ -297,11 +298,15 @@ export class FilePodSource implements PodSource, StatusReporter {
       this.#pathChanged(`error:${result.error.message}`, () => this.#log.warn({ err: result.error }, 'manifest path unusable'));
       return { set: undefined, directory: result.directory };
     }
-    this.#lastSuccessTime = new Date(this.#clock.now());
     if (result.mode === 'missing') {
       builder.clear();
       this.#mode = 'missing';
-      this.#healthy = true;
+      // Unhealthy, as the kubelet's scan fails with "path does not exist": a mistyped path must show on
+      // podconfig_source_healthy and in /sources. The empty SET is still a definitive answer (D5): the
+      // source is seen, not provisional, and its pods go.
+      this.#healthy = false;
+      this.#counters.errors++;
+      this.#setError(new SourceUnavailableError(`manifest path ${this.#absPath} does not exist`));
       this.#invalid = [];
       this.#holdingOrphanKills = [];
       this.#shadowed = [];
@@ -314,11 +319,11 @@ export class FilePodSource implements PodSource, StatusReporter {
       this.#skippedSeen.update(new Map());
       this.#laterDocuments = [];
       this.#laterDocumentsSeen.update(new Map());
-      // A warning, once per state change (the kubelet logs an error every scan): a mistyped path is worth an
-      // operator's look, yet it is a state the source handles (D5), so the source stays healthy.
+      // A warning, once per state change (the kubelet logs an error every scan, P12).
       this.#pathChanged('missing', () => this.#log.warn({}, 'manifest path does not exist'));
       return { set: NO_MANIFESTS, directory: false };
     }
+    this.#lastSuccessTime = new Date(this.#clock.now());
     this.#mode = result.mode;
     this.#pathChanged(result.mode, () => this.#log.info({ mode: result.mode }, 'manifest path found'));
     const set = await builder.build(result.entries, signal);
