@@ -81,6 +81,7 @@ export class Agent implements StatusProvider {
     let reconciling = false;
     try {
       metrics.watchSources(sources, (name) => reconciler.readiness().ready.includes(name));
+      metrics.watchReconciler(reconciler);
       if (this.#o.statusServer !== undefined) this.#statusAddress = await this.#o.statusServer.start(this, serving.signal);
       onStarted?.({ statusAddress: this.#statusAddress });
       this.#log.info(

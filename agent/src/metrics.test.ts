@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { PodSnapshot, type PodSource, type SourceStatus, type StatusReporter } from '@podconfig/core';
 import { makePod } from '@podconfig/testing';
@@ -38,6 +39,29 @@ describe(AgentMetrics.name, () => {
     const later = await metrics.registry.metrics();
     expect(later).toContain('podconfig_source_events_total{source="file",event="errors"} 5');
     expect(later).toContain('podconfig_source_provisional{source="file"} 0');
+  });
+
+  it('exports the build info, the handlers\' pods by work state and how long the sync loop is held, read at scrape time', async () => {
+    const metrics = new AgentMetrics({ collectDefault: false });
+    const version = (JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    let heldMs = 0;
+    let running = 2;
+    metrics.watchReconciler({
+      workStates: () => ({ log: { idle: 5, queued: 3, running, backoff: 1, 'waiting-for-name': 0, 'kill-deferred': 0 } }),
+      syncLoopHeldMs: () => heldMs,
+    });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain(`podconfig_build_info{version="${version}",nodejs_version="${process.version}"} 1`);
+    expect(text).toContain('podconfig_handler_pods{handler="log",state="queued"} 3');
+    expect(text).toContain('podconfig_handler_pods{handler="log",state="running"} 2');
+    expect(text).toContain('podconfig_handler_pods{handler="log",state="backoff"} 1');
+    expect(text).toContain('podconfig_handler_pods{handler="log",state="kill-deferred"} 0');
+    expect(text).toContain('podconfig_sync_loop_held_seconds 0');
+    heldMs = 90_500;
+    running = 0;
+    const later = await metrics.registry.metrics();
+    expect(later).toContain('podconfig_sync_loop_held_seconds 90.5');
+    expect(later).toContain('podconfig_handler_pods{handler="log",state="running"} 0');
   });
 
   it('exports a source that has never succeeded with a last-success time of 0, so a staleness alert fires', async () => {

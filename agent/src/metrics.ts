@@ -1,6 +1,14 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PodSource, PodUpdate, SourceName, SourceStatus } from '@podconfig/core';
 import { reportsStatus } from '@podconfig/core';
+import type { WorkState } from '@podconfig/reconcile';
+import { AGENT_VERSION } from './version.js';
+
+/** What the metrics read from the reconciler at scrape time. */
+export interface ReconcilerGauges {
+  workStates(): Readonly<Record<string, Readonly<Record<WorkState, number>>>>;
+  syncLoopHeldMs(): number;
+}
 
 export interface HandlerCallEvent {
   readonly handler: string;
@@ -22,6 +30,7 @@ export class AgentMetrics {
   readonly #handlerDuration: Histogram<'handler' | 'call'>;
   readonly #statusFns = new Map<SourceName, () => SourceStatus>();
   readonly #readyFn: { fn: (source: SourceName) => boolean } = { fn: () => false };
+  readonly #reconciler: { gauges: ReconcilerGauges | undefined } = { gauges: undefined };
   // prom-client counters cannot be set; remember what was already added per source and counter.
   readonly #counterSeen = new Map<string, number>();
 
@@ -40,6 +49,29 @@ export class AgentMetrics {
       name: 'podconfig_handler_call_duration_seconds', help: 'Duration of sync handler calls.', labelNames: ['handler', 'call'],
       // Past the default --handler-timeout (1m): a timed-out call, or one under a longer timeout, still lands in a bucket.
       buckets: [0.001, 0.005, 0.025, 0.1, 0.5, 1, 2.5, 10, 30, 60, 120, 300, 600], registers,
+    });
+    // As Kubernetes components' kubernetes_build_info: 1, the facts in the labels.
+    new Gauge({
+      name: 'podconfig_build_info', help: 'The agent\'s version and the Node.js it runs on, as labels; the value is 1.',
+      labelNames: ['version', 'nodejs_version'], registers,
+    }).set({ version: AGENT_VERSION, nodejs_version: process.version }, 1);
+    const reconciler = this.#reconciler;
+    new Gauge({
+      name: 'podconfig_handler_pods',
+      help: 'Pods per sync handler by work state: idle, queued (waiting for a concurrency slot), running (a call in flight), backoff (a retry scheduled), waiting-for-name, kill-deferred.',
+      labelNames: ['handler', 'state'], registers,
+      collect() {
+        const states = reconciler.gauges?.workStates() ?? {};
+        for (const [handler, counts] of Object.entries(states)) {
+          for (const [state, n] of Object.entries(counts)) this.set({ handler, state }, n);
+        }
+      },
+    });
+    new Gauge({
+      name: 'podconfig_sync_loop_held_seconds',
+      help: 'How long the sync loop has been taking no updates because a handler reports runtime errors; 0 when it is not.',
+      registers,
+      collect() { this.set((reconciler.gauges?.syncLoopHeldMs() ?? 0) / 1000); },
     });
     const statusFns = this.#statusFns;
     const readyFn = this.#readyFn;
@@ -97,6 +129,11 @@ export class AgentMetrics {
       this.#sets.inc({ source: s.name }, 0);
     }
     this.#readyFn.fn = isReady;
+  }
+
+  /** The reconciler's scrape-time gauges (`podconfig_handler_pods`, `podconfig_sync_loop_held_seconds`). */
+  watchReconciler(gauges: ReconcilerGauges): void {
+    this.#reconciler.gauges = gauges;
   }
 
   sourceSet(source: SourceName): void {

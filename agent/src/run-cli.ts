@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { MAX_TIMER_MS, PodConfigError, errorMessage, errorMessageWithCauses, processGroupKillsPending, processGroupKillsSettled } from '@podconfig/core';
@@ -8,8 +7,8 @@ import { createRootLogger } from './logger.js';
 import { runAgent } from './main.js';
 import { AgentMetrics } from './metrics.js';
 import { resolveConfig } from './settings.js';
+import { AGENT_VERSION } from './version.js';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export interface RunCliOptions {
   /**
@@ -46,7 +45,7 @@ export function messageWithCauses(err: unknown): string {
  * fatal runtime error, 2 on invalid flags or configuration.
  */
 export async function runCli(argv: readonly string[], o: RunCliOptions): Promise<number> {
-  const parsed = parseCommandLine(argv, VERSION);
+  const parsed = parseCommandLine(argv, AGENT_VERSION);
   if (parsed.kind === 'exit') {
     (parsed.code === 0 ? process.stdout : process.stderr).write(parsed.output);
     return parsed.code === 0 ? 0 : 2;

@@ -138,5 +138,13 @@ describe('podconfig-agent with failing, hanging and slow handlers next to a reco
     expect(metricSample(metrics, 'podconfig_handler_calls_total', { handler: 'thrower', call: 'resync', outcome: 'error' })).toBeGreaterThanOrEqual(1);
     expect(metricSample(metrics, 'podconfig_handler_calls_total', { handler: 'hanger', call: 'create', outcome: 'timeout' })).toBeGreaterThanOrEqual(3);
     expect(metricSample(metrics, 'podconfig_handler_calls_total', { handler: 'hanger', call: 'create', outcome: 'success' })).toBe(0);
+    // …and where each handler's pods stand: the recorder is done with every pod, the thrower still owes "bad".
+    const podsIn = (handler: string, state: string): number => metricSample(metrics, 'podconfig_handler_pods', { handler, state });
+    expect(podsIn('recorder', 'idle')).toBeGreaterThanOrEqual(2); // the desired web and bad
+    expect(['queued', 'running', 'backoff'].map((state) => podsIn('recorder', state))).toEqual([0, 0, 0]);
+    expect(podsIn('thrower', 'backoff') + podsIn('thrower', 'queued') + podsIn('thrower', 'running')).toBeGreaterThanOrEqual(1);
+    expect(metrics).toMatch(/^podconfig_sync_loop_held_seconds 0$/m);
+    const { version } = JSON.parse(await readFile(new URL('../../agent/package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(metrics).toContain(`podconfig_build_info{version="${version}",nodejs_version="${process.version}"} 1`);
   });
 });

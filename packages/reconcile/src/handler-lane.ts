@@ -334,15 +334,22 @@ export class HandlerLane {
     else if (item.kind === 'sync' && record.desired) this.#scheduleResync(worker, at);
   }
 
-  status(record: PodRecord): HandlerWorkStatus | undefined {
+  /** Where the pod's worker on this handler stands; undefined when the pod has none here. */
+  state(record: PodRecord): WorkState | undefined {
     const w = record.workers[this.#o.index];
     if (w === undefined) return undefined;
-    let state: WorkState = 'idle';
-    if (w.inFlight) state = 'running';
-    else if (this.#o.dispatcher.isQueued(this.#o.index, w)) state = 'queued';
-    else if (w.gate === 'waiting' || (this.#nameOrphans.size > 0 && this.#nameOrphans.isWaiting(podFullName(w.record.pod), w))) state = 'waiting-for-name';
-    else if (w.record.killDeferred) state = 'kill-deferred';
-    else if (w.timerKind === 'retry') state = 'backoff';
+    if (w.inFlight) return 'running';
+    if (this.#o.dispatcher.isQueued(this.#o.index, w)) return 'queued';
+    if (w.gate === 'waiting' || (this.#nameOrphans.size > 0 && this.#nameOrphans.isWaiting(podFullName(w.record.pod), w))) return 'waiting-for-name';
+    if (w.record.killDeferred) return 'kill-deferred';
+    if (w.timerKind === 'retry') return 'backoff';
+    return 'idle';
+  }
+
+  status(record: PodRecord): HandlerWorkStatus | undefined {
+    const w = record.workers[this.#o.index];
+    const state = this.state(record);
+    if (w === undefined || state === undefined) return undefined;
     const iso = (t: number): string => new Date(t).toISOString();
     const pending = w.pending === undefined ? undefined : callKind(w.pending);
     return {

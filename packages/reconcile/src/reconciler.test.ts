@@ -466,6 +466,7 @@ describe(Reconciler.name, () => {
       await h.feed.push('file', 'ADD', ['a', 'b', 'c', 'd', 'e'].map((n) => pod(n)));
       expect(handler.seen()).toEqual(['uid-a:create', 'uid-b:create']);
       expect(h.reconciler.pods().map((p) => p.handlers.h!.state)).toEqual(['running', 'running', 'queued', 'queued', 'queued']);
+      expect(h.reconciler.workStates()).toEqual({ h: { idle: 0, queued: 3, running: 2, backoff: 0, 'waiting-for-name': 0, 'kill-deferred': 0 } });
       for (let i = 0; i < 5; i += 1) {
         await handler.calls.count(i + 1);
         handler.calls.items[i]!.finish();
@@ -1608,14 +1609,17 @@ describe(Reconciler.name, () => {
       const handler = new RuntimeHandler('runtime');
       const reconciler = new Reconciler({ handlers: [new TestHandler('plain'), handler], sources: ['file'], logger, clock });
       expect(reconciler.syncLoopError()).toBeUndefined();
+      expect(reconciler.syncLoopHeldMs()).toBe(0);
       handler.error = 'containerd: connection refused';
       expect(reconciler.syncLoopError()).toBeUndefined(); // errors from now on
       clock.advance(300_000);
       expect(reconciler.syncLoopError()).toBeUndefined();
+      expect(reconciler.syncLoopHeldMs()).toBe(300_000); // the metric shows the hold long before the check fails
       clock.advance(1_000);
       expect(reconciler.syncLoopError()).toBe(
         'the sync loop has been held by runtime errors for 301 s (longer than 300 s): handler "runtime": containerd: connection refused');
       handler.error = undefined; // a break: the count starts again with the next error
+      expect(reconciler.syncLoopHeldMs()).toBe(0);
       expect(reconciler.syncLoopError()).toBeUndefined();
       handler.error = 'again';
       clock.advance(299_000);
@@ -1686,6 +1690,8 @@ describe(Reconciler.name, () => {
         },
       };
       expect(h.reconciler.pods()).toEqual([{ ...expected, pod: pod('web') }]);
+      // The same states, counted per handler for metrics.
+      expect(h.reconciler.workStates()).toMatchObject({ ok: { idle: 1, backoff: 0 }, bad: { idle: 0, backoff: 1 } });
       expect(JSON.parse(JSON.stringify(h.reconciler.pods()))).toEqual([{ ...expected, pod: pod('web') }]);
 
       await clock.sleeping(1_250);

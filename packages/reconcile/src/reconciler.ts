@@ -11,7 +11,7 @@ import { ClockTimers, type Timer } from './clock-timers.js';
 import { Dispatcher } from './dispatcher.js';
 import { HandlerLane, type LaneHost } from './handler-lane.js';
 import { podLogRef, type PodRecord } from './pod-record.js';
-import type { HandlerWorkStatus, PodWorkStatus } from './pod-work-status.js';
+import type { HandlerWorkStatus, PodWorkStatus, WorkState } from './pod-work-status.js';
 import type { PodWorker } from './pod-worker.js';
 import type { HandlerCallEvent, ReconcilerObserver } from './reconciler-observer.js';
 import { SourceReadiness, type ReadinessPolicy, type ReadinessStatus } from './source-readiness.js';
@@ -65,6 +65,9 @@ const DEFAULTS = {
   retryInitialMs: 10_000,
   shutdownTimeoutMs: 10_000,
 } as const;
+
+/** Every work state at 0, for counting. */
+const NO_WORK: Readonly<Record<WorkState, number>> = { idle: 0, queued: 0, running: 0, backoff: 0, 'waiting-for-name': 0, 'kill-deferred': 0 };
 
 /** The sync loop's wait while a handler reports runtime errors: 100 ms, doubling up to 5 s (spec §7, §8). */
 const RUNTIME_BACKOFF_INITIAL_MS = 100;
@@ -253,6 +256,32 @@ export class Reconciler {
       });
     }
     return out.sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name) || a.uid.localeCompare(b.uid));
+  }
+
+  /**
+   * For metrics: per handler, how many pods' workers are in each state (as `pods()` reports them). O(pods ×
+   * handlers) per call, meant for a scrape, never for an event.
+   */
+  workStates(): Readonly<Record<string, Readonly<Record<WorkState, number>>>> {
+    const out: Record<string, Record<WorkState, number>> = {};
+    for (const lane of this.#lanes) {
+      const counts = { ...NO_WORK };
+      for (const record of this.#pods.values()) {
+        const state = lane.state(record);
+        if (state !== undefined) counts[state]++;
+      }
+      out[lane.name] = counts;
+    }
+    return out;
+  }
+
+  /**
+   * How long the sync loop has been held by the handlers' runtime errors (spec §7's gate: it takes no updates
+   * meanwhile), in ms on the clock; 0 when it is not. Asks the handlers now, as `syncLoopError()` does.
+   */
+  syncLoopHeldMs(): number {
+    if (this.#observeRuntime() === undefined || this.#runtimeDownSince === undefined) return 0;
+    return this.#clock.monotonic() - this.#runtimeDownSince;
   }
 
   readiness(): ReadinessStatus {
