@@ -6,6 +6,7 @@ import { PodConfigError, type Clock, type SyncHandler } from '@podconfig/core';
 import { FakeApiServer, makePod, podManifestYaml, tempDir } from '@podconfig/testing';
 import type { Agent } from './agent.js';
 import { createAgent } from './main.js';
+import { AgentMetrics } from './metrics.js';
 import { resolveConfig } from './settings.js';
 
 /** A server the environment's proxy applies to (not loopback); nothing here connects to it. */
@@ -243,11 +244,12 @@ describe('createAgent() hands the settings to the parts', () => {
     ].join('\n'));
     return path;
   };
-  const run = async (flags: Record<string, unknown>, o: { clock?: Clock; handlers?: SyncHandler[] } = {}): Promise<Agent> => {
+  const run = async (flags: Record<string, unknown>, o: { clock?: Clock; handlers?: SyncHandler[]; metrics?: AgentMetrics } = {}): Promise<Agent> => {
     const config = resolveConfig({ 'status-address': 'off', 'node-name': NODE, kubeconfig: '', ...flags }, {});
     const agent = await createAgent(config, {
       logger: pino({ level: 'silent' }), signal: stop.signal, env: { HOME: dir.path },
       ...(o.clock === undefined ? {} : { clock: o.clock }), ...(o.handlers === undefined ? {} : { handlers: o.handlers }),
+      ...(o.metrics === undefined ? {} : { metrics: o.metrics }),
     });
     running = agent.run(stop.signal);
     return agent;
@@ -271,6 +273,17 @@ describe('createAgent() hands the settings to the parts', () => {
     // Burst 1: the node lookup takes the only token, so the pod LIST waits 1000/0.3 ms (1000 with qps = burst, 20 with the default 50).
     await run({ kubeconfig: await apiKubeconfig(), 'kube-api-qps': '0.3', 'kube-api-burst': '1' }, { clock });
     await clock.sleptFor((ms) => ms === 1000 / 0.3);
+  });
+
+  it('counts the apiserver client\'s requests in rest_client_requests_total and rest_client_request_duration_seconds, as client-go does', async () => {
+    const metrics = new AgentMetrics();
+    const agent = await run({ kubeconfig: await apiKubeconfig() }, { metrics });
+    await until(() => agent.readiness().ready.includes('api'), 'the api source ready');
+    const host = new URL(fake!.url).host;
+    const text = await metrics.registry.metrics();
+    // Two watch-list requests, each answered 200: the node gate's and the pods'.
+    expect(text).toContain(`rest_client_requests_total{code="200",host="${host}",method="GET"} 2`);
+    expect(text).toContain(`rest_client_request_duration_seconds_count{verb="GET",host="${host}"} 2`);
   });
 
   it('gives --watch-list=false to the apiserver source: the initial sync is a LIST without sendInitialEvents', async () => {

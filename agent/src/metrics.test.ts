@@ -64,6 +64,18 @@ describe(AgentMetrics.name, () => {
     expect(later).toContain('podconfig_handler_pods{handler="log",state="running"} 0');
   });
 
+  it('counts API server requests with client-go\'s names and labels, a failure without a response as code "<error>"', async () => {
+    const metrics = new AgentMetrics({ collectDefault: false });
+    metrics.kubeRequest({ method: 'GET', host: '127.0.0.1:6443', statusCode: 200, durationMs: 20 });
+    metrics.kubeRequest({ method: 'GET', host: '127.0.0.1:6443', statusCode: undefined, durationMs: 3 });
+    metrics.kubeRequest({ method: 'GET', host: '127.0.0.1:6443', statusCode: undefined, durationMs: 4 });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('rest_client_requests_total{code="200",host="127.0.0.1:6443",method="GET"} 1');
+    expect(text).toContain('rest_client_requests_total{code="<error>",host="127.0.0.1:6443",method="GET"} 2');
+    expect(text).toContain('rest_client_request_duration_seconds_bucket{le="0.005",verb="GET",host="127.0.0.1:6443"} 2');
+    expect(text).toContain('rest_client_request_duration_seconds_bucket{le="0.025",verb="GET",host="127.0.0.1:6443"} 3');
+  });
+
   it('exports a source that has never succeeded with a last-success time of 0, so a staleness alert fires', async () => {
     const metrics = new AgentMetrics({ collectDefault: false });
     const source: PodSource & StatusReporter = {

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PodSource, PodUpdate, SourceName, SourceStatus } from '@podconfig/core';
 import { reportsStatus } from '@podconfig/core';
+import type { KubeRequestEvent } from '@podconfig/kube-client';
 import type { WorkState } from '@podconfig/reconcile';
 import { AGENT_VERSION } from './version.js';
 
@@ -28,6 +29,8 @@ export class AgentMetrics {
   readonly #operationPods: Counter<'op' | 'source'>;
   readonly #handlerCalls: Counter<'handler' | 'call' | 'outcome'>;
   readonly #handlerDuration: Histogram<'handler' | 'call'>;
+  readonly #restRequests: Counter<'code' | 'host' | 'method'>;
+  readonly #restDuration: Histogram<'verb' | 'host'>;
   readonly #statusFns = new Map<SourceName, () => SourceStatus>();
   readonly #readyFn: { fn: (source: SourceName) => boolean } = { fn: () => false };
   readonly #reconciler: { gauges: ReconcilerGauges | undefined } = { gauges: undefined };
@@ -49,6 +52,16 @@ export class AgentMetrics {
       name: 'podconfig_handler_call_duration_seconds', help: 'Duration of sync handler calls.', labelNames: ['handler', 'call'],
       // Past the default --handler-timeout (1m): a timed-out call, or one under a longer timeout, still lands in a bucket.
       buckets: [0.001, 0.005, 0.025, 0.1, 0.5, 1, 2.5, 10, 30, 60, 120, 300, 600], registers,
+    });
+    // client-go's names, labels and buckets (k8s.io/component-base/metrics/prometheus/restclient), so the
+    // dashboards and alerts written for the kubelet's API traffic work on the agent's.
+    this.#restRequests = new Counter({
+      name: 'rest_client_requests_total', help: 'Number of HTTP requests to the API server, partitioned by status code, method, and host.',
+      labelNames: ['code', 'host', 'method'], registers,
+    });
+    this.#restDuration = new Histogram({
+      name: 'rest_client_request_duration_seconds', help: 'Request latency in seconds (to the response headers), broken down by verb and host.',
+      labelNames: ['verb', 'host'], buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60], registers,
     });
     // As Kubernetes components' kubernetes_build_info: 1, the facts in the labels.
     new Gauge({
@@ -143,6 +156,12 @@ export class AgentMetrics {
   operation(update: PodUpdate): void {
     this.#operations.inc({ op: update.op, source: update.source });
     this.#operationPods.inc({ op: update.op, source: update.source }, update.pods.length);
+  }
+
+  /** One request attempt to the API server (kube-client's `onRequest`); a failure without a response counts as code `<error>`, as client-go's. */
+  kubeRequest(e: KubeRequestEvent): void {
+    this.#restRequests.inc({ code: e.statusCode === undefined ? '<error>' : String(e.statusCode), host: e.host, method: e.method });
+    this.#restDuration.observe({ verb: e.method, host: e.host }, e.durationMs / 1000);
   }
 
   handlerCall(e: HandlerCallEvent): void {

@@ -6,6 +6,7 @@ import { HttpPodSource } from '@podconfig/source-http';
 import { ApiserverPodSource } from '@podconfig/source-apiserver';
 import { KubeClient, type ClusterConfig } from '@podconfig/kube-client';
 import type { AgentConfig } from '../agent-config.js';
+import type { AgentMetrics } from '../metrics.js';
 import type { ManifestUrlTls } from '../pem-file.js';
 import type { StartupResources } from '../startup-resources.js';
 import { TOKENS } from '../tokens.js';
@@ -61,12 +62,15 @@ export const sourcesModule = (
     if (cluster !== undefined) {
       bind(TOKENS.kubeClient)
         .toResolvedValue(
-          (logger: Logger, clock: Clock) => {
-            const client = new KubeClient({ config: cluster, logger, clock, qps: config.kubeApiQps, burst: config.kubeApiBurst, userAgent: 'podconfig-agent' });
+          (logger: Logger, clock: Clock, metrics: AgentMetrics) => {
+            const client = new KubeClient({
+              config: cluster, logger, clock, qps: config.kubeApiQps, burst: config.kubeApiBurst, userAgent: 'podconfig-agent',
+              onRequest: (e) => metrics.kubeRequest(e),
+            });
             built?.kubeClients.push(client);
             return client;
           },
-          [TOKENS.logger, TOKENS.clock],
+          [TOKENS.logger, TOKENS.clock, TOKENS.metrics],
         )
         .inSingletonScope();
       bind(TOKENS.podSource)

@@ -422,6 +422,37 @@ describe(KubeClient.name, () => {
       expect(err.message).toContain(`GET /api to ${url}/ failed: ECONNREFUSED`);
     });
 
+    it('tells onRequest of every attempt: its method, host, status (none for a refused connection) and time to the headers', async () => {
+      const clock = new InstantClock();
+      let calls = 0;
+      const s = await serve((req, res) => {
+        clock.advance(250); // the server takes 250 ms on the client's clock
+        calls++;
+        if (req.url === '/moved') res.writeHead(307, { location: '/api' }).end();
+        else if (req.url === '/api' && calls === 1) json(res, 503, status(503, 'ServiceUnavailable', 'busy'), { 'retry-after': '1' });
+        else json(res, req.url === '/api' ? 200 : 404, req.url === '/api' ? {} : status(404, 'NotFound', 'no'));
+      });
+      const events: unknown[] = [];
+      const c = client(clusterConfig(s.url), { clock, onRequest: (e) => events.push(e) });
+      const host = new URL(s.url).host;
+      await c.getJSON('/api', q(), signal); // a 503 with Retry-After, then the retry
+      await c.getJSON('/moved', q(), signal); // a redirect hop, then its target
+      await failure(c.getJSON('/absent', q(), signal));
+      expect(events).toEqual([503, 200, 307, 200, 404].map((statusCode) => ({ method: 'GET', host, statusCode, durationMs: 250 })));
+      await new Promise((resolve) => s.server.close(resolve));
+      events.length = 0;
+      await failure(c.getJSON('/api', q(), signal));
+      expect(events).toEqual([{ method: 'GET', host, statusCode: undefined, durationMs: 0 }]);
+    });
+
+    it('logs a throwing onRequest hook and goes on', async () => {
+      const s = await serve((_req, res) => json(res, 200, { ok: true }));
+      const { logger, lines } = capture();
+      const c = client(clusterConfig(s.url), { logger, onRequest: () => { throw new Error('metrics broke'); } });
+      expect(await c.getJSON('/api', q(), signal)).toEqual({ ok: true });
+      expect(lines.filter((l) => l['msg'] === 'onRequest hook threw; ignored')).toMatchObject([{ level: 40, err: { message: 'metrics broke' } }]);
+    });
+
     it('maps a reset connection and a headers timeout to PODCONFIG_SOURCE_UNAVAILABLE', async () => {
       const s = await serve((req) => {
         // '/reset' drops the connection; anything else is never answered.

@@ -47,6 +47,24 @@ export interface KubeClientOptions {
    * `PODCONFIG_BODY_TOO_LARGE`, at once when `Content-Length` says so. Watch lines have their own cap.
    */
   readonly maxResponseBytes?: number;
+  /**
+   * Called once per request attempt (each retry, each redirect hop) when its response's headers arrive or it
+   * fails without one: for metrics such as client-go's `rest_client_requests_total`. Not called for an attempt
+   * the caller's signal aborted. A hook that throws is logged and ignored.
+   */
+  readonly onRequest?: (event: KubeRequestEvent) => void;
+}
+
+/** One request attempt, as {@link KubeClientOptions.onRequest} sees it. */
+export interface KubeRequestEvent {
+  /** The HTTP method (`GET`; a redirect may turn a `POST` into one). */
+  readonly method: string;
+  /** `host:port` of the server the attempt went to (the hop's, after a redirect). */
+  readonly host: string;
+  /** The response's status code; undefined when no response came (connection refused, TLS, a timeout). */
+  readonly statusCode: number | undefined;
+  /** From sending the attempt to its response's headers, or to its failure (the clock's monotonic time). */
+  readonly durationMs: number;
 }
 
 /**
@@ -270,6 +288,7 @@ export class KubeClient {
     let hopBody = body;
     for (let redirects = 0; ; redirects++) {
       let res: DispatchedResponse;
+      const sent = this.#clock.monotonic();
       try {
         // raceSignal: undici 7 cannot abort a request while its TCP/TLS connect is pending (a blackholed apiserver
         // held shutdown for the connect timeout, 10 s). The abandoned request ends when close() destroys the pool,
@@ -283,9 +302,11 @@ export class KubeClient {
         );
       } catch (err: unknown) {
         if (signal.aborted) throw err;
+        this.#observe(hopMethod, target, undefined, sent);
         // After a redirect the failing server is the hop's (its certificate, say), not the configured one.
         throw transportError(err, describe, redirects === 0 ? this.#server : safeUrl(target), this.#trusted);
       }
+      this.#observe(hopMethod, target, res.statusCode, sent);
       this.#log.trace({ method: hopMethod, path: describe.slice(method.length + 1), statusCode: res.statusCode }, 'response');
       const location = res.headers.location;
       if (!REDIRECT_STATUSES.has(res.statusCode) || typeof location !== 'string') return res;
@@ -303,6 +324,16 @@ export class KubeClient {
         this.#log.debug({ method, path: describe.slice(method.length + 1), to: safeUrl(next) }, 'redirected to another origin; credentials dropped');
       }
       target = next;
+    }
+  }
+
+  #observe(method: string, target: URL, statusCode: number | undefined, sent: number): void {
+    const hook = this.#o.onRequest;
+    if (hook === undefined) return;
+    try {
+      hook({ method, host: target.host, statusCode, durationMs: this.#clock.monotonic() - sent });
+    } catch (err: unknown) {
+      this.#log.warn({ err }, 'onRequest hook threw; ignored');
     }
   }
 
