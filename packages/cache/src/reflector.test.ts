@@ -324,6 +324,17 @@ describe(Reflector.name, () => {
       expect(r.pushes).toHaveLength(1);
     });
 
+    it('counts a re-watch the server answered as a success for lastSyncTime, though no event came on it', async () => {
+      const r = start();
+      await watching(1);
+      const synced = r.reflector.status().lastSyncTime;
+      r.clock.advance(60_000);
+      server.closeWatches({ bookmark: false }); // a quiet node: no event, no bookmark, the watch times out
+      await watching(2);
+      await vi.waitFor(() => expect(r.reflector.status().lastSyncTime).toEqual(new Date(synced!.getTime() + 60_000)), { interval: 5 });
+      expect(r.reflector.status()).toMatchObject({ relists: 0, watchRestarts: 1, consecutiveFailures: 0 });
+    });
+
     it('logs an event of an unknown type (warns once per type and stream), takes its RV and goes on, without a relist (spec §5.3)', async () => {
       const lines: Record<string, unknown>[] = [];
       const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });

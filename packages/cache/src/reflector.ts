@@ -88,7 +88,7 @@ export interface ReflectorStatus {
    * list), a watch request the server answered with a stream (200), or an accepted watch event.
    */
   readonly consecutiveFailures: number;
-  /** Last successful sync or received watch event (bookmarks included). */
+  /** Last successful sync, watch the server answered with a stream, or received watch event (bookmarks included). */
   readonly lastSyncTime?: Date;
   readonly lastError?: { readonly message: string; readonly code?: string; readonly time: Date };
 }
@@ -481,6 +481,9 @@ export class Reflector<T extends KubeObject> {
     try {
       const stream = await this.#openStream({ resourceVersion: this.#lastSyncRV }, signal);
       stream.watchdog.arm(stream.timeoutSeconds * 1000 + this.#stallTimeoutMs);
+      // The server answered from lastSyncRV: the cache is current as of now, though a quiet node's watch may bring
+      // no event before its timeout (a staleness alert on lastSyncTime would fire on a healthy, quiet node).
+      this.#lastSyncTime = this.#clock.now();
       this.#watchEstablished();
       return { phase: 'Streaming', stream };
     } catch (err: unknown) {
