@@ -1130,6 +1130,30 @@ describe(KubeClient.name, () => {
       expect(JSON.stringify({ ...err, message: err.message })).not.toContain('very-secret');
     });
 
+    it('says in a 401 that no credentials were sent, and why, instead of blaming them', async () => {
+      const s = await serve((_req, res) => json(res, 401, status(401, 'Unauthorized', 'Unauthorized')));
+      // A user with a token for a plain-http server: the kubeconfig loader drops the token, as client-go does.
+      const dir = await tempDir();
+      cleanups.push(dir.cleanup);
+      const path = join(dir.path, 'config');
+      await writeFile(path, stringify({
+        apiVersion: 'v1', kind: 'Config', 'current-context': 'c',
+        clusters: [{ name: 'k', cluster: { server: s.url } }],
+        users: [{ name: 'u', user: { token: 'very-secret-token' } }],
+        contexts: [{ name: 'c', context: { cluster: 'k', user: 'u' } }],
+      }));
+      const config = (await loadClusterConfig({ kubeconfig: path, env: {} }))!;
+      const plain = await failure(client(config).getJSON('/api/v1/pods', q(), signal));
+      expect(plain.message).toBe(
+        `unauthorized: no credentials were sent for ${config.identity}: the server ${s.url} is plain http, and credentials are only sent over TLS (GET /api/v1/pods: Unauthorized)`,
+      );
+      const tlsServer = await serve((_req, res) => json(res, 401, status(401, 'Unauthorized', 'Unauthorized')), { cert: pki.server.cert, key: pki.server.key });
+      const anonymous = await failure(client(clusterConfig(tlsServer.url, { tls: tls() })).getJSON('/api/v1/pods', q(), signal));
+      expect(anonymous.message).toBe(
+        'unauthorized: no credentials were sent for user "tester" in kubeconfig /test/config: the configuration names none (GET /api/v1/pods: Unauthorized)',
+      );
+    });
+
     describe('from a kubeconfig', () => {
       let dir: { path: string; cleanup: () => Promise<void> };
 

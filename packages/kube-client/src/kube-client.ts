@@ -257,6 +257,7 @@ export class KubeClient {
         retryAfterSeconds: retryAfter,
         describe,
         identity: this.#o.config.identity,
+        noCredentials: credentials.authorization === undefined && credentials.clientCertificate === undefined ? this.#noCredentialsReason() : undefined,
         contentType: Array.isArray(type) ? type[0] : type,
       });
     }
@@ -325,6 +326,14 @@ export class KubeClient {
       }
       target = next;
     }
+  }
+
+  /** Why a request went out without credentials (for a 401's message). */
+  #noCredentialsReason(): string {
+    const server = this.#o.config.server;
+    // kubeconfig-cluster-config drops a user's credentials for a plain-http server, as client-go does.
+    if (server.protocol === 'http:') return `the server ${server.origin} is plain http, and credentials are only sent over TLS`;
+    return 'the configuration names none';
   }
 
   #observe(method: string, target: URL, statusCode: number | undefined, sent: number): void {

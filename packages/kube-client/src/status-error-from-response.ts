@@ -28,6 +28,11 @@ export interface ResponseFailure {
   readonly describe: string;
   /** Whose credentials were used (`ClusterConfig.identity`), for 401 / 403. */
   readonly identity: string;
+  /**
+   * Why the request carried no credentials (no `Authorization`, no client certificate), when it carried none: a 401
+   * then says so instead of blaming credentials that were never sent.
+   */
+  readonly noCredentials?: string | undefined;
   /** The response's `Content-Type`: a `text/*` body of a 5xx without a Status is quoted (an excerpt). */
   readonly contentType?: string | undefined;
 }
@@ -68,7 +73,9 @@ export function statusErrorFromResponse(f: ResponseFailure): StatusError {
     if (excerpt !== '') serverMessage += `: ${JSON.stringify(excerpt)}`;
   }
   let message: string;
-  if (code === 401) {
+  if (code === 401 && f.noCredentials !== undefined) {
+    message = `unauthorized: no credentials were sent for ${f.identity}: ${f.noCredentials} (${f.describe}: ${serverMessage})`;
+  } else if (code === 401) {
     message = `unauthorized: check the token/credentials of ${f.identity} (${f.describe}: ${serverMessage})`;
   } else if (code === 403) {
     message = `forbidden: ${f.identity} may not do this (${f.describe}: ${serverMessage})`;
