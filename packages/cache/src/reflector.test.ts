@@ -678,6 +678,17 @@ describe(Reflector.name, () => {
       });
     });
 
+    it('cuts a later watch gone silent before its first bookmark, once the server has sent bookmarks (a connection dead from the start)', async () => {
+      const r = start({ bookmarkSilenceMs: 100 });
+      await watching(1);
+      server.sendBookmarks(); // the server sends them; then the connection goes silent
+      await server.until(() => watches().length === 2 && server.openWatches === 1);
+      // The second watch gets no bookmark at all: only the silence cut armed at its start can end it (it lasts 300 s or more).
+      await server.until(() => watches().length === 3 && server.openWatches === 1);
+      expect(lists()).toHaveLength(1);
+      expect(r.reflector.status()).toMatchObject({ relists: 0, lastError: { code: 'PODCONFIG_TIMEOUT' } });
+    });
+
     it('keeps a stream without bookmarks open however long it is silent, up to timeoutSeconds + stallTimeoutMs', async () => {
       const r = start({ bookmarkSilenceMs: 50 });
       await watching(1);
@@ -828,6 +839,16 @@ describe(Reflector.name, () => {
       expect(watches).toBe(2);
       expect(replaced).toEqual([['p1']]);
       expect(reflector.status().consecutiveFailures).toBe(0);
+    });
+
+    it('cuts a streaming list gone silent after its initial-events-end, before any periodic bookmark (only the watch cache serves one, and it sends them)', async () => {
+      server.createPod(makePod('a', { nodeName: 'n1' }));
+      const r = start({ watchList: true, bookmarkSilenceMs: 100 });
+      await r.pushed(() => r.pushes.length === 1);
+      // Nothing more is sent on the stream: the silence cut ends it, and the reflector re-watches from its RV.
+      await server.until(() => watches().length === 2 && server.openWatches === 1);
+      expect(q(watches()[1]).resourceVersion).toBe(r.reflector.status().lastSyncResourceVersion);
+      expect(r.reflector.status()).toMatchObject({ relists: 0, lastError: { code: 'PODCONFIG_TIMEOUT' } });
     });
 
     it('streams the initial state, pushes exactly once on the initial-events-end bookmark, and keeps the stream (checklist 72)', async () => {

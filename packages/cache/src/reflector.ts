@@ -56,7 +56,9 @@ export interface ReflectorOptions<T extends KubeObject> {
    * a minute): from then on, this long without a byte (real time, default 150 s) means the connection is dead
    * (a host gone, a NAT or load-balancer entry dropped, with no FIN or RST), and it is cut and re-watched. client-go
    * finds that out with HTTP/2 pings (30 s idle + 15 s); over HTTP/1.1 a bookmark is the only sign of life.
-   * Never longer than `timeoutSeconds` + `stallTimeoutMs`; a server that sends no bookmarks keeps that bound.
+   * Never longer than `timeoutSeconds` + `stallTimeoutMs`; a server that sends no bookmarks keeps that bound. Once
+   * one stream has delivered a bookmark, or a streaming list has ended (only the watch cache serves one, and it
+   * sends bookmarks), the rule holds from the start of every later watch and from the end of the streaming list.
    */
   readonly bookmarkSilenceMs?: number;
 }
@@ -225,6 +227,8 @@ export class Reflector<T extends KubeObject> {
   #lastWarnAt: number | undefined;
   /** Clock milliseconds; a number, not a Date: it is set on every watch event. */
   #lastSyncTime: number | undefined;
+  /** A stream has delivered a bookmark (or a streaming list's end): later watches get the silence cut from their start. */
+  #serverSendsBookmarks = false;
   #lastError: { message: string; code?: string; time: Date } | undefined;
 
   constructor(options: ReflectorOptions<T>) {
@@ -397,7 +401,9 @@ export class Reflector<T extends KubeObject> {
         this.#sink.replace(items, resourceVersion);
         this.#markSynced(resourceVersion, items.length, 'watch-list');
         stream.initial = false;
-        stream.watchdog.arm(stream.timeoutSeconds * 1000 + this.#stallTimeoutMs);
+        // Only the API server's watch cache serves a streaming list, and it sends every such watch a bookmark
+        // about once a minute: the silence cut applies from here, not from the first periodic bookmark.
+        this.#expectBookmarks(stream);
         await this.#letConsumersRun();
         return { phase: 'Streaming', stream };
       }
@@ -481,6 +487,9 @@ export class Reflector<T extends KubeObject> {
     try {
       const stream = await this.#openStream({ resourceVersion: this.#lastSyncRV }, signal);
       stream.watchdog.arm(stream.timeoutSeconds * 1000 + this.#stallTimeoutMs);
+      // A server that sent bookmarks before sends them on this watch too (within a minute of its start): a
+      // connection that dies before the first one is cut after the silence too, not at the watch's timeout.
+      if (this.#serverSendsBookmarks) this.#expectBookmarks(stream);
       // The server answered from lastSyncRV: the cache is current as of now, though a quiet node's watch may bring
       // no event before its timeout (a staleness alert on lastSyncTime would fire on a healthy, quiet node).
       this.#lastSyncTime = this.#clock.now();
@@ -714,6 +723,7 @@ export class Reflector<T extends KubeObject> {
 
   /** The stream's server sends bookmarks: from now on, a silence of {@link ReflectorOptions.bookmarkSilenceMs} cuts it. */
   #expectBookmarks(stream: OpenStream<T>): void {
+    this.#serverSendsBookmarks = true;
     if (stream.bookmarkSilenceMs !== undefined) return;
     const limit = Math.min(this.#bookmarkSilenceMs, stream.timeoutSeconds * 1000 + this.#stallTimeoutMs);
     stream.bookmarkSilenceMs = limit;
