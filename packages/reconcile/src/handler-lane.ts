@@ -9,6 +9,7 @@ import type { ClockTimers } from './clock-timers.js';
 import type { Dispatcher } from './dispatcher.js';
 import { DEFAULT_GRACE_PERIOD_SECONDS, gracePeriodSeconds, podLogRef, type PodRecord } from './pod-record.js';
 import type { HandlerWorkStatus, WorkState } from './pod-work-status.js';
+import { WarnBudget } from './warn-budget.js';
 import { NameOrphans } from './name-orphans.js';
 import { PodWorker } from './pod-worker.js';
 import type { HandlerCallEvent } from './reconciler-observer.js';
@@ -49,8 +50,11 @@ export interface HandlerLaneOptions {
 // Kubelet pod workers: resync after jitter(syncFrequency, 0.5); error backoff jittered by 0.5.
 const RESYNC_JITTER = 0.5;
 const RETRY_JITTER = 0.5;
-// Failures in a row logged at warn; later ones at debug until the next success (house style: throttle repeats).
+// Failures in a row logged at warn; later ones at debug until the next success or a change of cause (house
+// style: throttle repeats, but say what is new).
 const WARN_FAILURES = 3;
+// Per handler, at most this many failure warnings a minute; the rest at debug (a handler-wide outage fails every pod).
+const FAILURE_WARNINGS_PER_MINUTE = 20;
 
 /**
  * The pod a kill is of: the pod as the handler last ran it when that was under another full name (a rename, or
@@ -101,6 +105,7 @@ export class HandlerLane {
   readonly #resyncs: TimerLists<PodWorker>;
   readonly #syncWhat: string;
   readonly #killWhat: string;
+  readonly #failureWarnings: WarnBudget;
   #seq = 0;
 
   constructor(options: HandlerLaneOptions) {
@@ -112,6 +117,7 @@ export class HandlerLane {
     this.#resyncs = new TimerLists({ timers: options.timers, clock: options.clock, onDue: (worker) => this.#resyncWaitEnded(worker) });
     this.#syncWhat = `${this.name} syncPod`;
     this.#killWhat = `${this.name} killPod`;
+    this.#failureWarnings = new WarnBudget({ perWindow: FAILURE_WARNINGS_PER_MINUTE, windowMs: 60_000, now: () => options.clock.monotonic() });
   }
 
   /** Successful calls so far: orphan sweeps note it before listing. */
@@ -313,6 +319,7 @@ export class HandlerLane {
     } else {
       worker.failures += 1;
       const err = asError(result.err, kind === 'kill' ? this.#killWhat : this.#syncWhat);
+      const previousMessage = worker.lastError?.message;
       worker.lastError = {
         // With its causes: /pods tells EACCES from ENOSPC from ECONNREFUSED, as the log line does.
         message: errorMessageWithCauses(err),
@@ -325,8 +332,10 @@ export class HandlerLane {
       const retry = worker.pending === undefined && !this.#o.host.stopping() && (item.kind === 'kill' || record.desired);
       const retryInMs = retry ? this.#scheduleRetry(worker, item) : undefined;
       const fields = { ...callFields(pod, kind, item), err, outcome: result.outcome, failures: worker.failures, ...(retryInMs === undefined ? {} : { retryInMs: Math.round(retryInMs) }) };
-      if (worker.failures <= WARN_FAILURES) this.#log.warn(fields, 'handler call failed');
-      else this.#log.debug(fields, 'handler call failed');
+      const causeChanged = worker.failures > WARN_FAILURES && previousMessage !== worker.lastError.message;
+      const demoted = worker.failures <= WARN_FAILURES || causeChanged ? this.#failureWarnings.take() : undefined;
+      if (demoted === undefined) this.#log.debug(fields, 'handler call failed');
+      else this.#log.warn({ ...fields, ...(causeChanged ? { causeChanged } : {}), ...(demoted > 0 ? { warningsDemoted: demoted } : {}) }, 'handler call failed');
       if (retry) return;
     }
 

@@ -497,6 +497,47 @@ describe(Reconciler.name, () => {
       expect(h.events.items.slice(0, 5).map((e) => e.outcome)).toEqual(['error', 'error', 'success', 'error', 'success']);
     });
 
+    it('logs a failure at warn 3 times in a row, then at debug, but at warn again when its cause changes', async () => {
+      const clock = new InstantClock();
+      const lines: Record<string, unknown>[] = [];
+      const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+      const causes = ['refused', 'refused', 'refused', 'refused', 'disk full', 'disk full'];
+      let n = 0;
+      const handler = new TestHandler('h', () => {
+        if (n < causes.length) throw new Error(causes[n++]);
+      });
+      const h = start({ handlers: [handler], clock, logger, retry: { initialMs: 1_000 } });
+      await h.feed.push('file', 'ADD', [pod('web')]);
+      await handler.ended.count(7);
+      await h.stop();
+      const failed = lines.filter((l) => l['msg'] === 'handler call failed')
+        .map((l) => [l['level'], (l['err'] as { message: string }).message, l['failures'], l['causeChanged']]);
+      expect(failed).toEqual([
+        [40, 'refused', 1, undefined], [40, 'refused', 2, undefined], [40, 'refused', 3, undefined], [20, 'refused', 4, undefined],
+        [40, 'disk full', 5, true], [20, 'disk full', 6, undefined],
+      ]);
+    });
+
+    it('logs at most 20 failure warnings a minute per handler (a handler-wide outage), the rest at debug, and says how many were demoted', async () => {
+      const clock = new ManualClock();
+      const lines: Record<string, unknown>[] = [];
+      const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+      const down = new TestHandler('webhook', () => {
+        throw new Error('connect ECONNREFUSED 127.0.0.1:8080');
+      });
+      const h = start({ handlers: [down], clock, logger, concurrency: 8, retry: { initialMs: 120_000 } });
+      await h.feed.push('file', 'ADD', Array.from({ length: 30 }, (_, i) => pod(`p${i}`)));
+      await down.ended.count(30);
+      const failed = (): Record<string, unknown>[] => lines.filter((l) => l['msg'] === 'handler call failed');
+      expect(failed().map((l) => l['level'])).toEqual([...Array<number>(20).fill(40), ...Array<number>(10).fill(20)]);
+      clock.advance(180_000); // a new minute, and every pod's retry is due
+      await down.ended.count(60);
+      const later = failed().slice(30);
+      expect(later.filter((l) => l['level'] === 40)).toHaveLength(20);
+      expect(later.find((l) => l['level'] === 40)).toMatchObject({ warningsDemoted: 10 });
+      await h.stop();
+    });
+
     it('caps the backoff at retry.maxMs', async () => {
       const clock = new InstantClock();
       const handler = new TestHandler('h', () => {
