@@ -37,6 +37,8 @@ export interface ManifestResponse {
   readonly body: Buffer | undefined;
   readonly etag: string | undefined;
   readonly lastModified: string | undefined;
+  /** The `Retry-After` header, as sent. */
+  readonly retryAfter: string | undefined;
 }
 
 // A discarded (non-200 or redirect) body is read up to this much so the connection can be reused.
@@ -85,6 +87,7 @@ export async function fetchManifest(req: ManifestRequest, signal: AbortSignal): 
           body: res.statusCode === 200 ? await readBody(res, req.maxBytes, url) : await discard(res, deadline.signal),
           etag: header(res.headers, 'etag'),
           lastModified: header(res.headers, 'last-modified'),
+          retryAfter: header(res.headers, 'retry-after'),
         };
       }
       await discard(res, deadline.signal);

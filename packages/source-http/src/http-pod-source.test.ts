@@ -942,6 +942,21 @@ describe(HttpPodSource.name, () => {
       expect(entries.filter((e) => e.msg === 'manifest URL recovered').map((e) => e.failures)).toEqual([5, 1]);
     });
 
+    it('waits at least what a 429 or 5xx\'s Retry-After asks for, up to maxBackoffMs; a 4xx\'s is not taken (D8)', async () => {
+      const server = await serve([
+        ok(A),
+        reply(503, '', { 'retry-after': '120' }), // over the 20 s backoff: 120 s
+        reply(429, '', { 'retry-after': '5' }), //    under the 40 s backoff: 40 s
+        reply(503, '', { 'retry-after': '3600' }), // capped: 300 s
+        reply(403, '', { 'retry-after': '200' }), //  not a "come back later": the 160 s backoff
+        ok(B),
+      ]);
+      const { source, clock } = makeSource(`${server.origin}/pods`);
+      await first(source, 2);
+      expect(clock.sleeps).toEqual([20_000, 120_000, 40_000, 300_000, 160_000]);
+      expect(source.status().lastError).toMatchObject({ code: 'PODCONFIG_HTTP_STATUS', message: expect.stringContaining('HTTP 403') });
+    });
+
     it('spreads backoff delays by up to half with the jitter source', async () => {
       const server = await serve([ok(A), reply(500), reply(500), ok(B)]);
       const { source, clock } = makeSource(`${server.origin}/pods`, { random: () => 0.5, periodMs: 1000, maxBackoffMs: 1500 });

@@ -29,6 +29,8 @@ import {
 import { MAX_MANIFEST_BYTES, decodeHttpPods, hasLaterYamlDocuments, parseManifestOffThread, type ParsedManifest } from '@podconfig/manifest';
 import type { Logger } from 'pino';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { HttpStatusError } from './http-status-error.js';
+import { retryAfterMs } from './retry-after.js';
 import { fetchManifest, stripCredentials, type ManifestResponse } from './fetch-manifest.js';
 import { checkHeader, headerWireValue } from './parse-manifest-url-headers.js';
 
@@ -263,7 +265,7 @@ export class HttpPodSource implements PodSource, StatusReporter {
           this.#succeeded(outcome.notModified);
         } catch (err: unknown) {
           if (signal.aborted) return;
-          wait = Math.min(this.#maxBackoffMs, backoff.next());
+          wait = Math.min(this.#maxBackoffMs, Math.max(backoff.next(), err instanceof HttpStatusError ? (err.retryAfterMs ?? 0) : 0));
           this.#failed(err, wait);
         }
         this.#nextPollAt = this.#clock.monotonic() + wait;
@@ -389,7 +391,9 @@ export class HttpPodSource implements PodSource, StatusReporter {
       return this.#apply(PodSnapshot.empty, EMPTY, undefined, undefined, 'not found');
     }
     if (res.statusCode !== 200 || res.body === undefined) {
-      throw new PodConfigError('PODCONFIG_HTTP_STATUS', `${this.#safeUrl}: HTTP ${res.statusCode}`, { retryable: true });
+      // A server that says when to come back (a 429 or 503 with Retry-After) is not asked sooner.
+      const after = res.statusCode === 429 || res.statusCode >= 500 ? retryAfterMs(res.retryAfter, this.#clock.now()) : undefined;
+      throw new HttpStatusError(`${this.#safeUrl}: HTTP ${res.statusCode}`, after);
     }
     if (res.body.length === 0) {
       // No validators for an empty answer: "changed since it was empty?" is what a server answers
