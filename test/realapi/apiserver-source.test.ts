@@ -6,7 +6,11 @@
  * on another node may change or go without any handler call.
  * Relists and watch restarts per scenario are read from GET /sources and attached as annotations.
  */
+import { systemClock } from '@podconfig/core';
+import { KubeClient, loadClusterConfig } from '@podconfig/kube-client';
+import { ApiserverPodSource } from '@podconfig/source-apiserver';
 import { createTestPki } from '@podconfig/testing';
+import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { AgentProcess, eventually, type LogLine } from '../support/agent-process.js';
 import { Kubectl, podObject, type PodRef } from '../support/kubectl.js';
@@ -279,6 +283,36 @@ describe.skipIf(!built)('ApiserverPodSource in the built agent against the real 
   afterAll(async () => {
     await api?.stop();
   }, 60_000);
+
+  it('a quiet node\'s streams stay open: the initial-events-end bookmark from etcd is not taken for periodic bookmarks (no silence cut)', async (context) => {
+    const node = 'node-quiet';
+    await kubectl.create(podObject('q1', { nodeName: node }));
+    const config = await loadClusterConfig({ kubeconfig: api!.kubeconfig });
+    if (config === undefined) throw new Error('no cluster config');
+    const logger = pino({ level: 'silent' });
+    const client = new KubeClient({ config, logger, clock: systemClock });
+    // A silence cut this short would end both streams at once if the end bookmark armed it: without a watch
+    // cache, etcd's watch sends no periodic bookmark (the agent's 150 s would cut every quiet watch).
+    const source = new ApiserverPodSource({ client, nodeName: node, logger, clock: systemClock, reflector: { bookmarkSilenceMs: 1000, stallTimeoutMs: 1000 } });
+    const controller = new AbortController();
+    const sets: number[] = [];
+    const consuming = (async () => {
+      for await (const update of source.updates(controller.signal)) sets.push(update.pods.size);
+    })();
+    try {
+      await eventually(async () => (sets.length > 0 ? true : undefined), SYNC_TIMEOUT_MS, 'the first SET');
+      await new Promise((resolve) => setTimeout(resolve, 4000));
+      const s = source.status();
+      expect(s).toMatchObject({ healthy: true, counters: { relists: 0, watch_restarts: 0, errors: 0 }, details: { watchList: true, connected: true } });
+      expect(s.lastError).toBeUndefined();
+      expect(sets).toEqual([1]);
+      await context.annotate(`quiet watch without a watch cache: 4 s past a 1 s silence bound, ${JSON.stringify(s.counters)}`);
+    } finally {
+      controller.abort();
+      await consuming;
+      await client.close();
+    }
+  });
 
   it('etcd compaction (compact.sh) of changes the agent missed: the re-watch gets 410 and it relists', async (context) => {
     const node = 'node-compact';

@@ -841,14 +841,31 @@ describe(Reflector.name, () => {
       expect(reflector.status().consecutiveFailures).toBe(0);
     });
 
-    it('cuts a streaming list gone silent after its initial-events-end, before any periodic bookmark (only the watch cache serves one, and it sends them)', async () => {
+    it('keeps a streaming list open after its initial-events-end while no periodic bookmark has come (a server without a watch cache sends none)', async () => {
+      server.createPod(makePod('a', { nodeName: 'n1' }));
+      // The initial events' stall bound (stallTimeoutMs) ends with them too: the watch's own bound is 300 s or more.
+      const r = start({ watchList: true, bookmarkSilenceMs: 50, stallTimeoutMs: 100 });
+      await r.pushed(() => r.pushes.length === 1);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(watches()).toHaveLength(1);
+      expect(server.openWatches).toBe(1);
+      expect(r.reflector.status()).toMatchObject({ relists: 0, consecutiveFailures: 0 });
+      expect(r.reflector.status().lastError).toBeUndefined();
+    });
+
+    it('cuts a relist\'s streaming list gone silent after its initial-events-end once a periodic bookmark has come', async () => {
       server.createPod(makePod('a', { nodeName: 'n1' }));
       const r = start({ watchList: true, bookmarkSilenceMs: 100 });
       await r.pushed(() => r.pushes.length === 1);
-      // Nothing more is sent on the stream: the silence cut ends it, and the reflector re-watches from its RV.
-      await server.until(() => watches().length === 2 && server.openWatches === 1);
-      expect(q(watches()[1]).resourceVersion).toBe(r.reflector.status().lastSyncResourceVersion);
-      expect(r.reflector.status()).toMatchObject({ relists: 0, lastError: { code: 'PODCONFIG_TIMEOUT' } });
+      server.sendBookmarks(); // a periodic bookmark: the server sends them
+      server.sendWatchError(410); // then a relist by streaming list, silent after its end bookmark
+      await r.pushed(() => r.pushes.length === 2);
+      expect(q(watches()[1]).sendInitialEvents).toBe('true');
+      // Only the silence cut armed at the relist's end bookmark can end it (it lasts 300 s or more).
+      await server.until(() => watches().length === 3 && server.openWatches === 1);
+      expect(q(watches()[2]).sendInitialEvents).toBeUndefined();
+      expect(q(watches()[2]).resourceVersion).toBe(r.reflector.status().lastSyncResourceVersion);
+      expect(r.reflector.status()).toMatchObject({ relists: 1, lastError: { code: 'PODCONFIG_TIMEOUT' } });
     });
 
     it('streams the initial state, pushes exactly once on the initial-events-end bookmark, and keeps the stream (checklist 72)', async () => {

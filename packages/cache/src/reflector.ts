@@ -57,8 +57,8 @@ export interface ReflectorOptions<T extends KubeObject> {
    * (a host gone, a NAT or load-balancer entry dropped, with no FIN or RST), and it is cut and re-watched. client-go
    * finds that out with HTTP/2 pings (30 s idle + 15 s); over HTTP/1.1 a bookmark is the only sign of life.
    * Never longer than `timeoutSeconds` + `stallTimeoutMs`; a server that sends no bookmarks keeps that bound. Once
-   * one stream has delivered a bookmark, or a streaming list has ended (only the watch cache serves one, and it
-   * sends bookmarks), the rule holds from the start of every later watch and from the end of the streaming list.
+   * one stream has delivered a periodic bookmark, the rule holds from the start of every later watch. A streaming
+   * list's initial-events-end bookmark is not one: a server without a watch cache sends it and no other.
    */
   readonly bookmarkSilenceMs?: number;
 }
@@ -227,7 +227,7 @@ export class Reflector<T extends KubeObject> {
   #lastWarnAt: number | undefined;
   /** Clock milliseconds; a number, not a Date: it is set on every watch event. */
   #lastSyncTime: number | undefined;
-  /** A stream has delivered a bookmark (or a streaming list's end): later watches get the silence cut from their start. */
+  /** A stream has delivered a periodic bookmark: later watches get the silence cut from their start. */
   #serverSendsBookmarks = false;
   #lastError: { message: string; code?: string; time: Date } | undefined;
 
@@ -401,9 +401,11 @@ export class Reflector<T extends KubeObject> {
         this.#sink.replace(items, resourceVersion);
         this.#markSynced(resourceVersion, items.length, 'watch-list');
         stream.initial = false;
-        // Only the API server's watch cache serves a streaming list, and it sends every such watch a bookmark
-        // about once a minute: the silence cut applies from here, not from the first periodic bookmark.
-        this.#expectBookmarks(stream);
+        // The silence cut starts here only once a periodic bookmark has come (a relist): an API server without a
+        // watch cache (--watch-cache=false) streams the list from etcd, ends it with this bookmark and sends no
+        // periodic one (checked against a 1.36 apiserver). A watch cache sends the first about a minute in (#consume).
+        stream.watchdog.arm(stream.timeoutSeconds * 1000 + this.#stallTimeoutMs);
+        if (this.#serverSendsBookmarks) this.#expectBookmarks(stream);
         await this.#letConsumersRun();
         return { phase: 'Streaming', stream };
       }
