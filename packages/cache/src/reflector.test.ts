@@ -293,6 +293,7 @@ describe(Reflector.name, () => {
       await watching(1);
       server.createPod(makePod('a', { nodeName: 'n1' }));
       await r.pushed(() => r.pushes.length === 2);
+      r.clock.advance(7 * 60_000); // it lived 7 minutes, as watches do
       server.closeWatches(); // bookmark first, as at a timeout
       await watching(2);
       expect(q(watches()[1]).resourceVersion).toBe(server.resourceVersion);
@@ -404,6 +405,7 @@ describe(Reflector.name, () => {
       const r = start();
       await watching(1);
       server.failNext('watch', 410);
+      r.clock.advance(60_000); // the first watch lived a minute: it ended normally
       server.closeWatches();
       await watching(3);
       expect(watches()[1]!.status).toBe(410);
@@ -470,6 +472,7 @@ describe(Reflector.name, () => {
       server.failNext('watch', { kind: 'status', code: 429, retryAfterSeconds: 5 });
       server.failNext('watch', 503);
       server.failNext('watch', { kind: 'reset' });
+      r.clock.advance(60_000); // the first watch lived a minute: it ended normally
       server.closeWatches();
       await watching(5);
       expect(watches().map((w) => [w.status, q(w).resourceVersion])).toEqual([
@@ -516,6 +519,7 @@ describe(Reflector.name, () => {
       const r = start();
       await watching(1);
       server.failNext('watch', 500, { times: 5 });
+      r.clock.advance(60_000); // the first watch lived a minute: it ended normally
       server.closeWatches();
       await watching(7);
       expect(watches().slice(1, 6).every((w) => w.status === 500)).toBe(true);
@@ -602,6 +606,7 @@ describe(Reflector.name, () => {
       const r = start();
       await watching(1);
       server.failNext('watch', { kind: 'close' }, { times: 5 });
+      r.clock.advance(60_000); // the first watch lived a minute: it ended normally
       server.closeWatches();
       await watching(7);
       expect(watches().slice(1, 6).every((w) => w.status === 200)).toBe(true);
@@ -614,6 +619,7 @@ describe(Reflector.name, () => {
       const r = start();
       await watching(1);
       server.failNext('watch', { kind: 'close' });
+      r.clock.advance(60_000); // the first watch lived a minute: it ended normally
       server.closeWatches();
       await watching(3);
       expect(lists()).toHaveLength(1);
@@ -632,6 +638,7 @@ describe(Reflector.name, () => {
       start({ clock: stepping });
       await watching(1);
       server.failNext('watch', { kind: 'close' });
+      clock.advance(60_000); // the first watch lived a minute: it ended normally
       server.closeWatches();
       await watching(3);
       expect(clock.sleeps).toEqual([800]);
@@ -699,10 +706,23 @@ describe(Reflector.name, () => {
       expect(server.openWatches).toBe(1);
     });
 
+    it('re-watches a watch that delivered and ended within 1 s after the rest of that second, not as a failure (a server or proxy that ends each watch at once)', async () => {
+      const r = start();
+      await watching(1);
+      server.sendBookmarks(); // an event: not a very short watch
+      server.closeWatches();
+      await watching(2);
+      expect(r.clock.sleeps).toEqual([1000]); // the clock did not move: the whole second
+      expect(lists()).toHaveLength(1);
+      expect(r.reflector.status()).toMatchObject({ consecutiveFailures: 0, relists: 0 });
+      expect(r.reflector.status().lastError).toBeUndefined();
+    });
+
     it('resets the backoff only after 2 minutes without a failure (D12)', async () => {
       const r = start();
       await watching(1);
       server.failNext('watch', 500, { times: 2 });
+      r.clock.advance(60_000); // the first watch lived a minute: it ended normally
       server.closeWatches();
       await watching(4);
       server.resetWatches();
@@ -929,6 +949,32 @@ describe(Reflector.name, () => {
       await reflector.run(stop.signal);
       expect(replaced).toEqual([['Pod/a']]);
       expect(reflector.status().lastSyncResourceVersion).toBe('12');
+    });
+
+    it('lets timers run while a stream delivers only skipped events (another kind), even from a lister-watcher without I/O', async () => {
+      const node = { kind: 'Node', apiVersion: 'v1', metadata: { name: 'n1', resourceVersion: '11' } } as unknown as Pod;
+      const STREAM = 300_000; // events, each resolved in a microtask: many slices' worth
+      let delivered = 0;
+      const listerWatcher: ListerWatcher<Pod> = {
+        list: () => Promise.resolve({ items: [], resourceVersion: '10' }),
+        watch: () => Promise.resolve({
+          async *[Symbol.asyncIterator]() {
+            while (delivered < STREAM) {
+              delivered++;
+              yield { type: 'ADDED' as const, object: node };
+            }
+          },
+        }),
+      };
+      const stop = new AbortController();
+      const sink: ReflectorSink<Pod> = { replace: () => undefined, apply: () => undefined };
+      const reflector = new Reflector<Pod>({ listerWatcher, sink, logger: pino({ level: 'silent' }), clock: new InstantClock(), expectedKind: 'Pod', watchList: false });
+      const running = reflector.run(stop.signal);
+      // A timer fires only when the reflector's loop yields to the event loop.
+      const deliveredWhenTimerRan = await new Promise<number>((resolve) => setTimeout(() => resolve(delivered), 1));
+      stop.abort();
+      await running;
+      expect(deliveredWhenTimerRan).toBeLessThan(STREAM);
     });
 
     it('re-streams from the last RV after a relist-worthy error', async () => {

@@ -505,6 +505,13 @@ export class Reflector<T extends KubeObject> {
 
   async #consume(stream: OpenStream<T>, signal: AbortSignal): Promise<ReflectorState<T>> {
     for (;;) {
+      // Here, not after an applied event: skipped events (unknown types, other kinds) end a slice too, or a
+      // lister-watcher that answers without I/O would never let a timer run.
+      if (performance.now() - this.#sliceStart >= SLICE_MS) {
+        const undecodable = this.#applyPendingNow();
+        if (undecodable !== undefined) return this.#undecodableFailed(stream, undecodable);
+        await this.#letConsumersRun();
+      }
       const next = this.#nextBuffered(stream) ?? (await this.#next(stream));
       if (this.#sinkFailure !== undefined) {
         const { error } = this.#sinkFailure;
@@ -536,6 +543,13 @@ export class Reflector<T extends KubeObject> {
           return this.#watchFailed(new PodConfigError('PODCONFIG_WATCH_SHORT', 'very short watch: the stream ended within 1 s without an event'), true);
         }
         this.#failedWatchAttempts = 0;
+        const lived = this.#clock.monotonic() - stream.startedAt;
+        if (lived < VERY_SHORT_WATCH_MS) {
+          // Not a failure (it delivered), but a server or proxy that ends every watch right after an event would be
+          // re-watched back to back, held back only by the client's QPS limit: one watch a second at most.
+          this.#log.debug({ resourceVersion: this.#lastSyncRV, events: stream.events }, 'watch ended within 1 s, re-watching after the rest of that second');
+          return { phase: 'BackingOff', delayMs: VERY_SHORT_WATCH_MS - lived, then: { phase: 'Watching' } };
+        }
         this.#log.debug({ resourceVersion: this.#lastSyncRV, events: stream.events }, 'watch ended, re-watching');
         return { phase: 'Watching' };
       }
@@ -582,11 +596,6 @@ export class Reflector<T extends KubeObject> {
         if (this.#log.isLevelEnabled('trace')) this.#log.trace({ type: event.type, resourceVersion: rv }, 'watch event');
       }
       if (rv !== undefined && rv !== '') this.#lastSyncRV = rv;
-      if (performance.now() - this.#sliceStart >= SLICE_MS) {
-        const undecodable = this.#applyPendingNow();
-        if (undecodable !== undefined) return this.#undecodableFailed(stream, undecodable);
-        await this.#letConsumersRun();
-      }
     }
   }
 
