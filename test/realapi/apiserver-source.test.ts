@@ -338,3 +338,35 @@ describe.skipIf(!built)('ApiserverPodSource in the built agent against the real 
     expect(expiredErrors(agent).length).toBeGreaterThan(0);
   });
 });
+
+describe.skipIf(!built)('ApiserverPodSource in the built agent against a real API server without the WatchList feature gate', () => {
+  let api: RealApiServer | undefined;
+  let kubectl: Kubectl;
+
+  beforeAll(async () => {
+    // The apiserver default before 1.32 (Beta off): a streaming list is refused with 422 Invalid.
+    api = await RealApiServer.start({ serverFlags: ['--feature-gates=WatchList=false'] });
+    kubectl = new Kubectl(api.kubeconfig);
+  }, 120_000);
+
+  afterAll(async () => {
+    await api?.stop();
+  }, 60_000);
+
+  it('falls back to LIST then WATCH for good on the 422, and follows changes', async (context) => {
+    const node = 'node-no-watchlist';
+    await kubectl.create(podObject('w1', { nodeName: node }));
+    const agent = await startAgent(api!.kubeconfig, node);
+    await inSync(agent, kubectl, node);
+    const fellBack = agent.logs.filter((l) => l.component === 'cache.reflector' && l.msg === 'watch-list not supported, using LIST/WATCH from now on');
+    expect(fellBack.map((l) => l.reflector).sort()).toEqual(['nodes', 'pods']);
+    expect(JSON.stringify(fellBack[0]!.err)).toContain('sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
+    await kubectl.create(podObject('w2', { nodeName: node }));
+    const onServer = await inSync(agent, kubectl, node);
+    expect(onServer.map((p) => p.key)).toEqual(['default/w1', 'default/w2']);
+    const s = await record(context, agent, 'no WatchList gate');
+    expect(s).toMatchObject({ healthy: true, details: { watchList: false, connected: true }, counters: { relists: 0 } });
+    // Only the two refused streaming lists failed; no relist or re-watch followed them.
+    expect(s.counters.errors).toBe(2);
+  });
+});
