@@ -66,9 +66,10 @@ describe(AgentMetrics.name, () => {
 
   it('counts API server requests with client-go\'s names and labels, a failure without a response as code "<error>"', async () => {
     const metrics = new AgentMetrics({ collectDefault: false });
-    metrics.kubeRequest({ method: 'GET', host: '127.0.0.1:6443', statusCode: 200, durationMs: 20 });
-    metrics.kubeRequest({ method: 'GET', host: '127.0.0.1:6443', statusCode: undefined, durationMs: 3 });
-    metrics.kubeRequest({ method: 'GET', host: '127.0.0.1:6443', statusCode: undefined, durationMs: 4 });
+    metrics.kubeRequest({ method: 'GET', host: '127.0.0.1:6443', statusCode: 200 });
+    metrics.kubeRequest({ method: 'GET', host: '127.0.0.1:6443', statusCode: undefined });
+    metrics.kubeRequest({ method: 'GET', host: '127.0.0.1:6443', statusCode: undefined });
+    for (const durationMs of [3, 4, 20]) metrics.kubeRequestLatency({ method: 'GET', host: '127.0.0.1:6443', durationMs });
     const text = await metrics.registry.metrics();
     expect(text).toContain('rest_client_requests_total{code="200",host="127.0.0.1:6443",method="GET"} 1');
     expect(text).toContain('rest_client_requests_total{code="<error>",host="127.0.0.1:6443",method="GET"} 2');

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PodSource, PodUpdate, SourceName, SourceStatus } from '@podconfig/core';
 import { reportsStatus } from '@podconfig/core';
-import type { KubeRequestEvent } from '@podconfig/kube-client';
+import type { KubeRequestEvent, KubeRequestLatencyEvent } from '@podconfig/kube-client';
 import type { WorkState } from '@podconfig/reconcile';
 import { AGENT_VERSION } from './version.js';
 
@@ -60,7 +60,7 @@ export class AgentMetrics {
       labelNames: ['code', 'host', 'method'], registers,
     });
     this.#restDuration = new Histogram({
-      name: 'rest_client_request_duration_seconds', help: 'Request latency in seconds (to the response headers), broken down by verb and host.',
+      name: 'rest_client_request_duration_seconds', help: 'Request latency in seconds. Broken down by verb, and host.',
       labelNames: ['verb', 'host'], buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60], registers,
     });
     // As Kubernetes components' kubernetes_build_info: 1, the facts in the labels.
@@ -161,6 +161,10 @@ export class AgentMetrics {
   /** One request attempt to the API server (kube-client's `onRequest`); a failure without a response counts as code `<error>`, as client-go's. */
   kubeRequest(e: KubeRequestEvent): void {
     this.#restRequests.inc({ code: e.statusCode === undefined ? '<error>' : String(e.statusCode), host: e.host, method: e.method });
+  }
+
+  /** One non-watch request's whole duration (kube-client's `onRequestLatency`), as client-go times a request. */
+  kubeRequestLatency(e: KubeRequestLatencyEvent): void {
     this.#restDuration.observe({ verb: e.method, host: e.host }, e.durationMs / 1000);
   }
 

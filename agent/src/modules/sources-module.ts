@@ -66,6 +66,7 @@ export const sourcesModule = (
             const client = new KubeClient({
               config: cluster, logger, clock, qps: config.kubeApiQps, burst: config.kubeApiBurst, userAgent: 'podconfig-agent',
               onRequest: (e) => metrics.kubeRequest(e),
+              onRequestLatency: (e) => metrics.kubeRequestLatency(e),
             });
             built?.kubeClients.push(client);
             return client;

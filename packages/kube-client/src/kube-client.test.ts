@@ -422,27 +422,48 @@ describe(KubeClient.name, () => {
       expect(err.message).toContain(`GET /api to ${url}/ failed: ECONNREFUSED`);
     });
 
-    it('tells onRequest of every attempt: its method, host, status (none for a refused connection) and time to the headers', async () => {
+    it('tells onRequest of every attempt (redirects followed within it) with the configured host and the caller\'s method, and onRequestLatency of each call\'s whole duration, watches aside', async () => {
       const clock = new InstantClock();
-      let calls = 0;
+      let apiCalls = 0;
       const s = await serve((req, res) => {
-        clock.advance(250); // the server takes 250 ms on the client's clock
-        calls++;
-        if (req.url === '/moved') res.writeHead(307, { location: '/api' }).end();
-        else if (req.url === '/api' && calls === 1) json(res, 503, status(503, 'ServiceUnavailable', 'busy'), { 'retry-after': '1' });
-        else json(res, req.url === '/api' ? 200 : 404, req.url === '/api' ? {} : status(404, 'NotFound', 'no'));
+        clock.advance(250); // each response takes 250 ms on the client's clock
+        const path = new URL(req.url ?? '/', 'http://x').pathname;
+        if (path === '/moved') res.writeHead(307, { location: '/api' }).end();
+        else if (path === '/posted') res.writeHead(303, { location: '/api' }).end(); // the POST goes on as a GET
+        else if (path === '/api' && ++apiCalls === 1) json(res, 503, status(503, 'ServiceUnavailable', 'busy'), { 'retry-after': '1' });
+        else json(res, path === '/api' ? 200 : 404, path === '/api' ? {} : status(404, 'NotFound', 'no'));
       });
       const events: unknown[] = [];
-      const c = client(clusterConfig(s.url), { clock, onRequest: (e) => events.push(e) });
+      const latencies: unknown[] = [];
+      const c = client(clusterConfig(s.url), { clock, onRequest: (e) => events.push(e), onRequestLatency: (e) => latencies.push(e) });
       const host = new URL(s.url).host;
-      await c.getJSON('/api', q(), signal); // a 503 with Retry-After, then the retry
-      await c.getJSON('/moved', q(), signal); // a redirect hop, then its target
+      await c.getJSON('/api', q(), signal); // a 503 with Retry-After (1 s), then the retry
+      await c.getJSON('/moved', q(), signal); // one attempt: the redirect is followed within it
       await failure(c.getJSON('/absent', q(), signal));
-      expect(events).toEqual([503, 200, 307, 200, 404].map((statusCode) => ({ method: 'GET', host, statusCode, durationMs: 250 })));
+      await c.requestJSON('POST', '/posted', {}, signal);
+      const watching = new AbortController();
+      await c.watchJSON('/api', q(), watching.signal); // counted, not timed
+      watching.abort();
+      expect(events).toEqual([
+        { method: 'GET', host, statusCode: 503 },
+        { method: 'GET', host, statusCode: 200 },
+        { method: 'GET', host, statusCode: 200 },
+        { method: 'GET', host, statusCode: 404 },
+        { method: 'POST', host, statusCode: 200 },
+        { method: 'GET', host, statusCode: 200 },
+      ]);
+      expect(latencies).toEqual([
+        { method: 'GET', host, durationMs: 1500 }, // 250 + the 1,000 ms wait + 250
+        { method: 'GET', host, durationMs: 500 },
+        { method: 'GET', host, durationMs: 250 },
+        { method: 'POST', host, durationMs: 500 },
+      ]);
       await new Promise((resolve) => s.server.close(resolve));
       events.length = 0;
+      latencies.length = 0;
       await failure(c.getJSON('/api', q(), signal));
-      expect(events).toEqual([{ method: 'GET', host, statusCode: undefined, durationMs: 0 }]);
+      expect(events).toEqual([{ method: 'GET', host, statusCode: undefined }]);
+      expect(latencies).toEqual([{ method: 'GET', host, durationMs: 0 }]);
     });
 
     it('logs a throwing onRequest hook and goes on', async () => {

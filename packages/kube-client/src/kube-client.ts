@@ -48,22 +48,35 @@ export interface KubeClientOptions {
    */
   readonly maxResponseBytes?: number;
   /**
-   * Called once per request attempt (each retry, each redirect hop) when its response's headers arrive or it
-   * fails without one: for metrics such as client-go's `rest_client_requests_total`. Not called for an attempt
-   * the caller's signal aborted. A hook that throws is logged and ignored.
+   * Called once per request attempt (each `Retry-After` retry, each retry after a 401; watches included) with its
+   * final status, as client-go's `rest_client_requests_total` counts: redirects are followed within the attempt.
+   * Not called for an attempt the caller's signal aborted. A hook that throws is logged and ignored.
    */
   readonly onRequest?: (event: KubeRequestEvent) => void;
+  /**
+   * Called once per `getJSON()` / `requestJSON()` call (not for watches) with its whole duration: the rate
+   * limiter's wait, every attempt and the body read, as client-go's `rest_client_request_duration_seconds`
+   * times a request. Not called when the caller's signal aborted it. A hook that throws is logged and ignored.
+   */
+  readonly onRequestLatency?: (event: KubeRequestLatencyEvent) => void;
 }
 
 /** One request attempt, as {@link KubeClientOptions.onRequest} sees it. */
 export interface KubeRequestEvent {
-  /** The HTTP method (`GET`; a redirect may turn a `POST` into one). */
+  /** The caller's HTTP method (a 303 that turns a `POST` into a `GET` still counts as the `POST`). */
   readonly method: string;
-  /** `host:port` of the server the attempt went to (the hop's, after a redirect). */
+  /** `host:port` of the configured server (a redirect's target is not another host here, as in client-go). */
   readonly host: string;
-  /** The response's status code; undefined when no response came (connection refused, TLS, a timeout). */
+  /** The final response's status code; undefined when none came (connection refused, TLS, a timeout, a refused redirect). */
   readonly statusCode: number | undefined;
-  /** From sending the attempt to its response's headers, or to its failure (the clock's monotonic time). */
+}
+
+/** One request's duration, as {@link KubeClientOptions.onRequestLatency} sees it. */
+export interface KubeRequestLatencyEvent {
+  readonly method: string;
+  /** As {@link KubeRequestEvent.host}. */
+  readonly host: string;
+  /** From the call to its parsed body or its failure, on the clock's monotonic time. */
   readonly durationMs: number;
 }
 
@@ -153,8 +166,13 @@ export class KubeClient {
 
   /** GET `path?query` → the parsed JSON body of a 2xx. Throws `StatusError` or `PodConfigError`. */
   async getJSON(path: string, query: URLSearchParams, signal: AbortSignal): Promise<unknown> {
-    const res = await this.#send('GET', path, query, undefined, signal, false);
-    return this.#json(res, `GET ${path}`, signal);
+    const started = this.#clock.monotonic();
+    try {
+      const res = await this.#send('GET', path, query, undefined, signal, false);
+      return await this.#json(res, `GET ${path}`, signal);
+    } finally {
+      this.#observeLatency('GET', started, signal);
+    }
   }
 
   /**
@@ -195,8 +213,14 @@ export class KubeClient {
    */
   async requestJSON(method: string, path: string, body: unknown, signal: AbortSignal): Promise<unknown> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const res = await this.#send(method.toUpperCase(), path, new URLSearchParams(), payload, signal, false, contentType(method, body));
-    return this.#json(res, `${method.toUpperCase()} ${path}`, signal);
+    const verb = method.toUpperCase();
+    const started = this.#clock.monotonic();
+    try {
+      const res = await this.#send(verb, path, new URLSearchParams(), payload, signal, false, contentType(method, body));
+      return await this.#json(res, `${verb} ${path}`, signal);
+    } finally {
+      this.#observeLatency(verb, started, signal);
+    }
   }
 
   /** Stops an exec plugin run and destroys the pool (requests in flight fail). An injected dispatcher is left open. */
@@ -229,7 +253,14 @@ export class KubeClient {
     for (;;) {
       await this.#limiter.take(signal);
       const credentials = await this.#auth.credentials(signal);
-      const res = await this.#request(url, method, body, bodyType, credentials, bodyTimeout, describe, signal);
+      let res: DispatchedResponse;
+      try {
+        res = await this.#request(url, method, body, bodyType, credentials, bodyTimeout, describe, signal);
+      } catch (err: unknown) {
+        if (!signal.aborted) this.#observe(method, undefined);
+        throw err;
+      }
+      this.#observe(method, res.statusCode);
       const status = res.statusCode;
       if (status >= 200 && status < 300) return res;
 
@@ -289,7 +320,6 @@ export class KubeClient {
     let hopBody = body;
     for (let redirects = 0; ; redirects++) {
       let res: DispatchedResponse;
-      const sent = this.#clock.monotonic();
       try {
         // raceSignal: undici 7 cannot abort a request while its TCP/TLS connect is pending (a blackholed apiserver
         // held shutdown for the connect timeout, 10 s). The abandoned request ends when close() destroys the pool,
@@ -303,11 +333,9 @@ export class KubeClient {
         );
       } catch (err: unknown) {
         if (signal.aborted) throw err;
-        this.#observe(hopMethod, target, undefined, sent);
         // After a redirect the failing server is the hop's (its certificate, say), not the configured one.
         throw transportError(err, describe, redirects === 0 ? this.#server : safeUrl(target), this.#trusted);
       }
-      this.#observe(hopMethod, target, res.statusCode, sent);
       this.#log.trace({ method: hopMethod, path: describe.slice(method.length + 1), statusCode: res.statusCode }, 'response');
       const location = res.headers.location;
       if (!REDIRECT_STATUSES.has(res.statusCode) || typeof location !== 'string') return res;
@@ -336,13 +364,23 @@ export class KubeClient {
     return 'the configuration names none';
   }
 
-  #observe(method: string, target: URL, statusCode: number | undefined, sent: number): void {
+  #observe(method: string, statusCode: number | undefined): void {
     const hook = this.#o.onRequest;
     if (hook === undefined) return;
     try {
-      hook({ method, host: target.host, statusCode, durationMs: this.#clock.monotonic() - sent });
+      hook({ method, host: this.#o.config.server.host, statusCode });
     } catch (err: unknown) {
       this.#log.warn({ err }, 'onRequest hook threw; ignored');
+    }
+  }
+
+  #observeLatency(method: string, started: number, signal: AbortSignal): void {
+    const hook = this.#o.onRequestLatency;
+    if (hook === undefined || signal.aborted) return;
+    try {
+      hook({ method, host: this.#o.config.server.host, durationMs: this.#clock.monotonic() - started });
+    } catch (err: unknown) {
+      this.#log.warn({ err }, 'onRequestLatency hook threw; ignored');
     }
   }
 
