@@ -42,7 +42,8 @@ export interface ClientCertificate {
 
 /** How requests authenticate, besides a client certificate (client-go precedence: token, basic, exec). */
 export type ClusterAuth =
-  | { readonly type: 'none' }
+  /** `unsent`: why credentials the configuration has are not sent (a 401 says so). */
+  | { readonly type: 'none'; readonly unsent?: string }
   /** A bearer token; with `tokenFile` it is re-read when the file changes (projected tokens rotate). */
   | { readonly type: 'token'; readonly token: Secret; readonly tokenFile?: string }
   | { readonly type: 'basic'; readonly username: string; readonly password: Secret }

@@ -1166,8 +1166,11 @@ describe(KubeClient.name, () => {
       const config = (await loadClusterConfig({ kubeconfig: path, env: {} }))!;
       const plain = await failure(client(config).getJSON('/api/v1/pods', q(), signal));
       expect(plain.message).toBe(
-        `unauthorized: no credentials were sent for ${config.identity}: the server ${s.url} is plain http, and credentials are only sent over TLS (GET /api/v1/pods: Unauthorized)`,
+        `unauthorized: no credentials were sent for ${config.identity}: server ${s.url} is plain http, and credentials go only over TLS (GET /api/v1/pods: Unauthorized)`,
       );
+      // The same server, no credentials configured: nothing was dropped.
+      const none = await failure(client(clusterConfig(s.url)).getJSON('/api/v1/pods', q(), signal));
+      expect(none.message).toBe('unauthorized: no credentials were sent for user "tester" in kubeconfig /test/config: the configuration names none (GET /api/v1/pods: Unauthorized)');
       const tlsServer = await serve((_req, res) => json(res, 401, status(401, 'Unauthorized', 'Unauthorized')), { cert: pki.server.cert, key: pki.server.key });
       const anonymous = await failure(client(clusterConfig(tlsServer.url, { tls: tls() })).getJSON('/api/v1/pods', q(), signal));
       expect(anonymous.message).toBe(

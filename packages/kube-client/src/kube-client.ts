@@ -358,10 +358,9 @@ export class KubeClient {
 
   /** Why a request went out without credentials (for a 401's message). */
   #noCredentialsReason(): string {
-    const server = this.#o.config.server;
-    // kubeconfig-cluster-config drops a user's credentials for a plain-http server, as client-go does.
-    if (server.protocol === 'http:') return `the server ${server.origin} is plain http, and credentials are only sent over TLS`;
-    return 'the configuration names none';
+    const auth = this.#o.config.auth;
+    // kubeconfig-cluster-config says which credentials it does not send (a plain-http server, as client-go).
+    return auth.type === 'none' && auth.unsent !== undefined ? auth.unsent : 'the configuration names none';
   }
 
   #observe(method: string, statusCode: number | undefined): void {

@@ -66,7 +66,9 @@ export async function clusterConfigFromKubeconfig(config: MergedKubeconfig, cont
       auth = await userAuth(user, userWhere, cluster, ca, server, clientCertificate !== undefined, warnings, signal);
     } else if (hasCredentials(user.value)) {
       // client-go reads user credentials only for TLS transports: nothing secret goes out in clear text.
-      warnings.push(`the credentials of ${userWhere} are not sent: server ${server.origin} is plain http`);
+      const unsent = `server ${server.origin} is plain http, and credentials go only over TLS`;
+      warnings.push(`the credentials of ${userWhere} are not sent: ${unsent}`);
+      auth = { type: 'none', unsent };
     }
   }
 
@@ -194,6 +196,7 @@ async function userAuth(
   } else if (u.password !== undefined && exec === undefined) {
     // kubectl would prompt for the username; an agent cannot, and the apiserver's 401 would not say why.
     warnings.push(`the password of ${where} is not sent: basic auth needs a username too`);
+    auth = { type: 'none', unsent: 'its password is not sent: basic auth needs a username too' };
   }
   if (exec !== undefined) {
     // client-go's exec authenticator steps aside when a token, basic auth or a client certificate is set.

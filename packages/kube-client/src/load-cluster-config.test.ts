@@ -386,18 +386,18 @@ describe('loadClusterConfig()', () => {
       contexts: { main: { cluster: 'c', user: 'u' } },
     });
     const config = await loadClusterConfig({ kubeconfig: file, env: {} });
-    expect(config?.auth).toEqual({ type: 'none' });
-    expect(config?.warnings).toEqual([`the credentials of user "u" in kubeconfig ${file} are not sent: server http://127.0.0.1:8080 is plain http`]);
+    expect(config?.auth).toEqual({ type: 'none', unsent: 'server http://127.0.0.1:8080 is plain http, and credentials go only over TLS' });
+    expect(config?.warnings).toEqual([`the credentials of user "u" in kubeconfig ${file} are not sent: server http://127.0.0.1:8080 is plain http, and credentials go only over TLS`]);
   });
 
   it('takes a server without a scheme as plain http, as kubectl does, TLS settings or not, and says they go unused', async () => {
     const file = await writeKubeconfig(join(dir.path, 'kc'), simple('127.0.0.1:6443'));
     const config = await loadClusterConfig({ kubeconfig: file, env: {} });
     expect(config?.server.href).toBe('http://127.0.0.1:6443/');
-    expect(config?.auth).toEqual({ type: 'none' });
+    expect(config?.auth).toEqual({ type: 'none', unsent: 'server http://127.0.0.1:6443 is plain http, and credentials go only over TLS' });
     expect(config?.warnings).toEqual([
       `the TLS settings of cluster "c" in kubeconfig ${file} are not used: server http://127.0.0.1:6443 is plain http`,
-      `the credentials of user "u" in kubeconfig ${file} are not sent: server http://127.0.0.1:6443 is plain http`,
+      `the credentials of user "u" in kubeconfig ${file} are not sent: server http://127.0.0.1:6443 is plain http, and credentials go only over TLS`,
     ]);
     for (const server of ['bob:hunter2@127.0.0.1:6443/api', 'https://bob:hunter2@127.0.0.1:6443']) {
       const err = await rejection(loadClusterConfig({ kubeconfig: await writeKubeconfig(join(dir.path, 'kc'), simple(server)), env: {} }));
@@ -409,7 +409,7 @@ describe('loadClusterConfig()', () => {
     const tokenFile = join(dir.path, 'token');
     await writeFile(tokenFile, 'from-file\n');
     const cases: [Record<string, unknown>, unknown][] = [
-      [{ password: 'pw' }, { type: 'none' }],
+      [{ password: 'pw' }, { type: 'none', unsent: 'its password is not sent: basic auth needs a username too' }],
       [{ username: 'bob' }, { type: 'basic', username: 'bob', password: expect.anything() as unknown }],
       [{ password: 'pw', tokenFile }, { type: 'token', token: expect.anything() as unknown, tokenFile }],
       [
