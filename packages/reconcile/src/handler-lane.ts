@@ -55,6 +55,8 @@ const RETRY_JITTER = 0.5;
 const WARN_FAILURES = 3;
 // Per handler, at most this many failure warnings a minute; the rest at debug (a handler-wide outage fails every pod).
 const FAILURE_WARNINGS_PER_MINUTE = 20;
+// Likewise for "recovered" lines at info: the end of such an outage recovers every pod at once.
+const RECOVERY_LINES_PER_MINUTE = 20;
 
 /**
  * The pod a kill is of: the pod as the handler last ran it when that was under another full name (a rename, or
@@ -106,6 +108,7 @@ export class HandlerLane {
   readonly #syncWhat: string;
   readonly #killWhat: string;
   readonly #failureWarnings: WarnBudget;
+  readonly #recoveryLines: WarnBudget;
   #seq = 0;
 
   constructor(options: HandlerLaneOptions) {
@@ -118,6 +121,7 @@ export class HandlerLane {
     this.#syncWhat = `${this.name} syncPod`;
     this.#killWhat = `${this.name} killPod`;
     this.#failureWarnings = new WarnBudget({ perWindow: FAILURE_WARNINGS_PER_MINUTE, windowMs: 60_000, now: () => options.clock.monotonic() });
+    this.#recoveryLines = new WarnBudget({ perWindow: RECOVERY_LINES_PER_MINUTE, windowMs: 60_000, now: () => options.clock.monotonic() });
   }
 
   /** Successful calls so far: orphan sweeps note it before listing. */
@@ -296,7 +300,12 @@ export class HandlerLane {
       worker.lastSyncTime = now;
       worker.lastSyncAt = at;
       worker.backoff?.reset();
-      if (worker.failures > 0) this.#log.info({ ...callFields(pod, kind, item), failures: worker.failures }, 'handler call recovered');
+      if (worker.failures > 0) {
+        const fields = { ...callFields(pod, kind, item), failures: worker.failures };
+        const demoted = this.#recoveryLines.take();
+        if (demoted === undefined) this.#log.debug(fields, 'handler call recovered');
+        else this.#log.info(demoted > 0 ? { ...fields, recoveriesDemoted: demoted } : fields, 'handler call recovered');
+      }
       worker.failures = 0;
       if (item.kind === 'kill') {
         worker.mayRun = false;

@@ -518,12 +518,13 @@ describe(Reconciler.name, () => {
       ]);
     });
 
-    it('logs at most 20 failure warnings a minute per handler (a handler-wide outage), the rest at debug, and says how many were demoted', async () => {
+    it('logs at most 20 failure warnings and 20 recoveries a minute per handler (a handler-wide outage and its end), the rest at debug, and says how many were demoted', async () => {
       const clock = new ManualClock();
       const lines: Record<string, unknown>[] = [];
       const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+      let outage = true;
       const down = new TestHandler('webhook', () => {
-        throw new Error('connect ECONNREFUSED 127.0.0.1:8080');
+        if (outage) throw new Error('connect ECONNREFUSED 127.0.0.1:8080');
       });
       const h = start({ handlers: [down], clock, logger, concurrency: 8, retry: { initialMs: 120_000 } });
       await h.feed.push('file', 'ADD', Array.from({ length: 30 }, (_, i) => pod(`p${i}`)));
@@ -535,6 +536,12 @@ describe(Reconciler.name, () => {
       const later = failed().slice(30);
       expect(later.filter((l) => l['level'] === 40)).toHaveLength(20);
       expect(later.find((l) => l['level'] === 40)).toMatchObject({ warningsDemoted: 10 });
+      // The outage ends: every pod recovers at once, and 20 of them say so at info.
+      outage = false;
+      clock.advance(480_000); // past every pod's doubled retry
+      await down.ended.count(90);
+      const recovered = lines.filter((l) => l['msg'] === 'handler call recovered');
+      expect(recovered.map((l) => l['level'])).toEqual([...Array<number>(20).fill(30), ...Array<number>(10).fill(20)]);
       await h.stop();
     });
 

@@ -1,7 +1,8 @@
 /**
- * At most `perWindow` warnings per `windowMs` (on a monotonic clock); the rest are demoted (to debug), and the
- * next warning let through says how many were. A handler-wide outage (a webhook down) fails every pod at once:
- * without it, each pod's first failures would flood the log, a few lines per pod.
+ * At most `perWindow` warnings (or other lines worth a level above debug) per `windowMs` (on a monotonic clock);
+ * the rest are demoted (to debug), and the next line let through says how many were. A handler-wide outage (a
+ * webhook down) fails every pod at once, and its end recovers every pod at once: without it, each pod's lines
+ * would flood the log.
  */
 export class WarnBudget {
   readonly #perWindow: number;
