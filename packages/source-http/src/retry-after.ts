@@ -1,13 +1,43 @@
 /**
- * A `Retry-After` header (RFC 9110 §10.2.3) as a wait in ms from `nowMs`: delay-seconds, or an HTTP-date (a
- * date in the past is 0). Undefined when absent or unreadable (then the backoff alone decides).
+ * A `Retry-After` header (RFC 9110 §10.2.3) as a wait in ms from `nowMs`: delay-seconds, or an HTTP-date in any of
+ * the three forms a recipient must accept (§5.6.7; a date in the past is 0). Undefined when absent or unreadable
+ * (then the backoff alone decides).
  */
 export function retryAfterMs(value: string | undefined, nowMs: number): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number.parseInt(text, 10) * 1000;
-  // Only the date form has letters and a comma or space: Date.parse would read "12" or "1e3" too.
-  if (!/^[A-Za-z]{3},? /.test(text)) return undefined;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+  const at = httpDate(text, nowMs);
+  return at === undefined ? undefined : Math.max(0, at - nowMs);
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+// IMF-fixdate "Sun, 06 Nov 1994 08:49:37 GMT", RFC 850 "Sunday, 06-Nov-94 08:49:37 GMT", asctime "Sun Nov  6 08:49:37 1994".
+const IMF_FIXDATE = /^[A-Z][a-z]{2}, (\d{2}) ([A-Z][a-z]{2}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const RFC_850 = /^[A-Z][a-z]{5,8}, (\d{2})-([A-Z][a-z]{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+const ASCTIME = /^[A-Z][a-z]{2} ([A-Z][a-z]{2}) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
+
+/** An HTTP-date as Unix ms (all three forms are UTC), or undefined. Not `Date.parse`: it reads "12" or "1e3" too, and asctime as local time. */
+function httpDate(text: string, nowMs: number): number | undefined {
+  let m = IMF_FIXDATE.exec(text);
+  if (m !== null) return utc(Number(m[3]), m[2]!, Number(m[1]), m.slice(4, 7));
+  m = RFC_850.exec(text);
+  if (m !== null) {
+    // §5.6.7: a two-digit year that looks more than 50 years ahead is the most recent past year with those digits.
+    const yy = Number(m[3]);
+    const thisYear = new Date(nowMs).getUTCFullYear();
+    let year = thisYear - (thisYear % 100) + yy;
+    if (year > thisYear + 50) year -= 100;
+    return utc(year, m[2]!, Number(m[1]), m.slice(4, 7));
+  }
+  m = ASCTIME.exec(text);
+  if (m !== null) return utc(Number(m[6]), m[1]!, Number(m[2]!.trim()), m.slice(3, 6));
+  return undefined;
+}
+
+function utc(year: number, monthName: string, day: number, hms: readonly (string | undefined)[]): number | undefined {
+  const month = MONTHS.indexOf(monthName);
+  const [h, min, s] = hms.map(Number) as [number, number, number];
+  if (month < 0 || day < 1 || day > 31 || h > 23 || min > 59 || s > 60) return undefined;
+  return Date.UTC(year, month, day, h, min, s);
 }
