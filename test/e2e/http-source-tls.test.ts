@@ -3,7 +3,7 @@
  * test CA made at test time (`createTestPki()`), real TLS handshakes. `--manifest-url-ca` trusts the
  * CA; a server that requires a client certificate gets one from `--manifest-url-client-cert/-key`.
  * Without the CA (or without the client certificate) the source reports the failure in /sources and
- * runs no pods.
+ * runs no pods; `NODE_OPTIONS=--use-openssl-ca` with `SSL_CERT_FILE` trusts a CA as Go programs do.
  */
 import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
@@ -111,7 +111,11 @@ describe('podconfig-agent with an https:// --manifest-url', () => {
   }
 
   async function start(url: string, ...flags: string[]): Promise<AgentProcess> {
-    agent = await AgentProcess.start(['--node-name', NODE, '--manifest-url', url, '--http-check-frequency', '200ms', '--handler', 'log', ...flags]);
+    return startWith({}, url, ...flags);
+  }
+
+  async function startWith(env: NodeJS.ProcessEnv, url: string, ...flags: string[]): Promise<AgentProcess> {
+    agent = await AgentProcess.start(['--node-name', NODE, '--manifest-url', url, '--http-check-frequency', '200ms', '--handler', 'log', ...flags], { env });
     return agent;
   }
 
@@ -129,9 +133,18 @@ describe('podconfig-agent with an https:// --manifest-url', () => {
     const s = await failures(a, 2);
     expect(s.lastError).toMatchObject({ code: 'PODCONFIG_TLS' });
     expect(s.lastError!.message).toContain(`${server.url}: TLS failure`);
+    // Which roots were trusted, and how to trust another CA, as an operator used to Go's system store needs to know.
+    expect(s.lastError!.message).toContain("(trusted: Node.js's bundled roots, not the system's store (NODE_EXTRA_CA_CERTS adds to them; NODE_OPTIONS=--use-openssl-ca reads the system's, and SSL_CERT_FILE))");
     expect(s).toMatchObject({ healthy: false, pods: 0 });
     expect(await podNames(a)).toEqual([]);
     expect(a.logs.filter((l) => l.component === 'sync.log')).toEqual([]);
+  });
+
+  it('without the CA but with NODE_OPTIONS=--use-openssl-ca and SSL_CERT_FILE naming it: trusted, as a Go program trusts SSL_CERT_FILE', async () => {
+    const server = await serve(false);
+    const a = await startWith({ NODE_OPTIONS: '--use-openssl-ca', SSL_CERT_FILE: files.ca, SSL_CERT_DIR: tmp.path }, server.url);
+    await eventually(async () => ((await podNames(a)).includes(`http:secure-${NODE}`) ? true : undefined), SHOWS_WITHIN_MS, 'the https pod');
+    expect(await httpStatus(a)).toMatchObject({ seen: true, healthy: true, pods: 1 });
   });
 
   it('a server requiring a client certificate: --manifest-url-client-cert/-key present one and the pod runs', async () => {

@@ -28,8 +28,13 @@ describe(tlsFailure.name, () => {
     const untrusted = tlsFailure(coded('self-signed certificate', 'DEPTH_ZERO_SELF_SIGNED_CERT'))!;
     const expired = tlsFailure(coded('certificate has expired', 'CERT_HAS_EXPIRED'))!;
     expect(tlsFailureText(untrusted, trustedCas('/etc/ca.pem'))).toBe('DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate (trusted: the CA of /etc/ca.pem)');
-    expect(tlsFailureText(untrusted, trustedCas(undefined)))
-      .toBe("DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate (trusted: Node.js's default roots (NODE_EXTRA_CA_CERTS adds to them))");
+    expect(tlsFailureText(untrusted, trustedCas(undefined, { execArgv: [], nodeOptions: undefined }))).toBe(
+      "DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate (trusted: Node.js's bundled roots, not the system's store (NODE_EXTRA_CA_CERTS adds to them; NODE_OPTIONS=--use-openssl-ca reads the system's, and SSL_CERT_FILE))",
+    );
+    // With --use-openssl-ca, on the command line or in NODE_OPTIONS, Node.js reads the system's store.
+    for (const runtime of [{ execArgv: ['--use-openssl-ca'], nodeOptions: undefined }, { execArgv: [], nodeOptions: '--max-old-space-size=512 --use-openssl-ca' }]) {
+      expect(trustedCas(undefined, runtime)).toBe("the system's OpenSSL store (--use-openssl-ca: SSL_CERT_FILE and SSL_CERT_DIR apply; NODE_EXTRA_CA_CERTS adds to it)");
+    }
     expect(tlsFailureText(untrusted)).toBe('DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate');
     expect(tlsFailureText(expired, trustedCas('/etc/ca.pem'))).toBe('CERT_HAS_EXPIRED: certificate has expired');
   });

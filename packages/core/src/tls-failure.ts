@@ -77,12 +77,26 @@ function nameMismatch(err: Error): string | undefined {
   return names.length > 0 ? `certificate is valid for ${names.join(', ')}, not ${host}` : `certificate names no host, not ${host}`;
 }
 
+/** How the process was started, as far as its default CAs go. */
+export interface CaRuntime {
+  readonly execArgv: readonly string[];
+  readonly nodeOptions: string | undefined;
+}
+
+const THIS_PROCESS: CaRuntime = { execArgv: process.execArgv, nodeOptions: process.env.NODE_OPTIONS };
+
 /**
  * Which CAs a client trusted, for a TLS error whose chain leads to none of them: `the CA of <caSource>`, or, without a
- * CA of its own (`caSource` undefined), Node.js's default roots.
+ * CA of its own (`caSource` undefined), the default roots: Node.js's bundled ones, not the system's store that Go
+ * programs (kubectl, the kubelet) read, unless Node.js runs with `--use-openssl-ca`. An operator whose CA sits in the
+ * system store (or in `SSL_CERT_FILE`) is told how to get it trusted.
  */
-export function trustedCas(caSource: string | undefined): string {
-  return caSource === undefined ? "Node.js's default roots (NODE_EXTRA_CA_CERTS adds to them)" : `the CA of ${caSource}`;
+export function trustedCas(caSource: string | undefined, runtime: CaRuntime = THIS_PROCESS): string {
+  if (caSource !== undefined) return `the CA of ${caSource}`;
+  const flags = [...runtime.execArgv, ...(runtime.nodeOptions ?? '').split(/\s+/)];
+  return flags.includes('--use-openssl-ca')
+    ? "the system's OpenSSL store (--use-openssl-ca: SSL_CERT_FILE and SSL_CERT_DIR apply; NODE_EXTRA_CA_CERTS adds to it)"
+    : "Node.js's bundled roots, not the system's store (NODE_EXTRA_CA_CERTS adds to them; NODE_OPTIONS=--use-openssl-ca reads the system's, and SSL_CERT_FILE)";
 }
 
 /** `<code>: <reason>`, and `(trusted: <trusted>)` when the chain led to no trusted CA and `trusted` says which were. */

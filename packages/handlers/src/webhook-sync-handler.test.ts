@@ -281,7 +281,7 @@ describe(WebhookSyncHandler.name, () => {
       expect(server.requests).toHaveLength(1);
 
       await expect(webhook({ url: new URL(`${server.origin}/hook`) }).syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal))
-        .rejects.toMatchObject({ code: 'PODCONFIG_TLS', message: expect.stringMatching(/\(trusted: Node\.js's default roots \(NODE_EXTRA_CA_CERTS adds to them\)\)$/) });
+        .rejects.toMatchObject({ code: 'PODCONFIG_TLS', message: expect.stringMatching(/\(trusted: Node\.js's bundled roots, not the system's store \(NODE_EXTRA_CA_CERTS adds to them; NODE_OPTIONS=--use-openssl-ca reads the system's, and SSL_CERT_FILE\)\)$/) });
       const other = await createTestPki({ caName: 'some other CA' });
       await expect(webhook({ url: new URL(`${server.origin}/hook`), ca: other.ca.cert, caSource: '/etc/hook-ca.pem' })
         .syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal)).rejects.toMatchObject({

@@ -1,6 +1,6 @@
 import { constants as bufferConstants } from 'node:buffer';
 import { posix } from 'node:path';
-import { ConfigInvalidError, PodConfigError, REDIRECT_STATUSES, raceSignal, redirectTarget, safeUrl, systemClock, type Clock } from '@podconfig/core';
+import { ConfigInvalidError, PodConfigError, REDIRECT_STATUSES, raceSignal, redirectTarget, safeUrl, systemClock, trustedCas, type Clock } from '@podconfig/core';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { Authenticator, type RequestCredentials } from './authenticator.js';
@@ -142,7 +142,7 @@ export class KubeClient {
     this.#o = options;
     this.#server = safeUrl(config.server);
     this.#trusted = config.tls.ca === undefined
-      ? `Node.js's default root CAs (${config.source} names no certificate-authority)`
+      ? `${trustedCas(undefined)}, as ${config.source} names no certificate-authority`
       : `the certificate-authority of ${config.source}`;
     this.#log = options.logger.child({ component: 'kube.client', server: this.#server });
     this.#clock = options.clock ?? systemClock;

@@ -1104,7 +1104,7 @@ describe(HttpPodSource.name, () => {
         // Without a CA, Node.js's roots are what was trusted.
         const defaults = makeSource(`${server.origin}/pods`).source;
         await first(defaults, 1);
-        expect(defaults.status().lastError?.message).toMatch(/\(trusted: Node\.js's default roots \(NODE_EXTRA_CA_CERTS adds to them\)\)$/);
+        expect(defaults.status().lastError?.message).toMatch(/\(trusted: Node\.js's bundled roots, not the system's store \(NODE_EXTRA_CA_CERTS adds to them; NODE_OPTIONS=--use-openssl-ca reads the system's, and SSL_CERT_FILE\)\)$/);
       });
 
       it('names every name the certificate holds when the URL\'s host is not one of them', async () => {

@@ -57,7 +57,7 @@ export interface HttpPodSourceOptions {
   readonly ca?: string | Buffer;
   /**
    * Where `ca` came from, named in a TLS error whose chain leads to no trusted CA (`--manifest-url-ca /etc/ca.pem`).
-   * Default `the ca option`; without `ca`, Node.js's default roots are named.
+   * Default `the ca option`; without `ca`, the default roots are named (core's `trustedCas`).
    */
   readonly caSource?: string;
   /** `User-Agent` of the requests, unless a configured header sets one. Default `podconfig (<platform>/<arch>) node/<version>`. */
