@@ -51,6 +51,31 @@ describe('podConfig()', () => {
     expect(file.finished && http.finished).toBe(true);
   });
 
+  it('yields each SET\'s operations as one run, never interleaved with another source\'s, when SETs arrive together (checklist 86)', async () => {
+    const controller = new AbortController();
+    let release = (): void => undefined;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const gated = (name: SourceName): PodSource => ({
+      name,
+      async *updates(signal: AbortSignal): AsyncGenerator<PodSetUpdate> {
+        yield { source: name, op: 'SET', pods: PodSnapshot.from([makePod(`${name}-p1`), makePod(`${name}-p2`)]).snapshot };
+        await gate;
+        // Removes p1, updates p2, adds p4: a REMOVE, an ADD and an UPDATE from one merge.
+        yield { source: name, op: 'SET', pods: PodSnapshot.from([makePod(`${name}-p2`, { image: 'nginx:2' }), makePod(`${name}-p4`)]).snapshot };
+        await aborted(signal);
+      },
+    });
+    const seen: PodUpdate[] = [];
+    for await (const update of podConfig([gated('file'), gated('http')], { logger: pino({ level: 'silent' }), clock: new InstantClock() }, controller.signal)) {
+      seen.push(update);
+      if (seen.length === 2) release(); // both first ADDs are in: both sources send their next SET in one tick
+      if (seen.length === 8) controller.abort();
+    }
+    const later = seen.slice(2).map((u) => `${u.source} ${u.op}`);
+    const runs = [later.slice(0, 3), later.slice(3)].map((run) => run.join(', '));
+    expect(runs.sort()).toEqual(['file REMOVE, file ADD, file UPDATE', 'http REMOVE, http ADD, http UPDATE']);
+  });
+
   it('rethrows the failure of a source', async () => {
     const failure = new SourceUnavailableError('gone');
     const consume = async (): Promise<void> => {

@@ -5,7 +5,7 @@ import {
 import { InstantClock, makePod, sameHiddenClass, seededRandom } from '@podconfig/testing';
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import { PodMerger } from './pod-merger.js';
+import { PodMerger, type PodEvent } from './pod-merger.js';
 
 const SEEN_LAYOUT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}(Z|[+-]\d{2}:\d{2})$/;
 
@@ -199,19 +199,24 @@ describe(PodMerger.name, () => {
       expect(reconciled[0]!.pods[0]!.metadata?.generation).toBe(2);
     });
 
-    it('keeps the first of two pods with one full name, warns naming both and counts it once (84, D14)', () => {
-      const { merger, lines } = newMerger();
+    it('keeps the first of two pods with one full name, warns naming both, gives the kubelet\'s FailedValidation event, and counts it once (84, D14)', () => {
+      const { logger, lines } = capture();
+      const events: PodEvent[] = [];
+      const merger = new PodMerger({ logger, clock: new InstantClock(), onPodEvent: (e) => events.push(e) });
       const first = makePod('web', { uid: 'u1' });
       const second = makePod('web', { uid: 'u2', image: 'nginx:2' });
       const pods = PodSnapshot.fromEntries([['b.yaml', second], ['a.yaml', first]]);
       expect(merger.merge(set(pods)).map((u) => u.pods.map((p) => p.metadata?.uid))).toEqual([['u1']]);
+      const message = 'Error validating pod web_default(u2) from file due to duplicate pod name "web", ignoring';
       const warns = lines.filter((l) => l.msg === 'duplicate pod dropped');
       expect(warns).toEqual([expect.objectContaining({
         level: 40, component: 'merge', source: 'file', reason: 'duplicate full name',
-        pod: 'default/web', uid: 'u2', winner: 'default/web', winnerUid: 'u1',
+        pod: 'default/web', uid: 'u2', winner: 'default/web', winnerUid: 'u1', event: { reason: 'FailedValidation', message },
       })]);
+      expect(events).toEqual([{ type: 'Warning', reason: 'FailedValidation', message, pod: second }]);
       expect(merger.merge(set(pods.with('c.yaml', makePod('other'))))).toHaveLength(1);
       expect(lines.filter((l) => l.msg === 'duplicate pod dropped')).toHaveLength(1);
+      expect(events).toHaveLength(1);
       expect(merger.stats().sources.file).toMatchObject({ pods: 2, dropped: 1, duplicateNames: 1, duplicateUids: 0 });
     });
 

@@ -12,6 +12,22 @@ export interface PodMergerOptions {
   readonly logger: Logger;
   /** Stamps `config.seen` on first ADD. */
   readonly clock: Clock;
+  /**
+   * The event the kubelet records on a pod dropped for a duplicate full name (checklist 84), once per drop, for a
+   * caller that writes Kubernetes Events (podconfig itself writes nothing to the API server). A hook that throws
+   * is logged and ignored.
+   */
+  readonly onPodEvent?: (event: PodEvent) => void;
+}
+
+/** An event about a pod, as the kubelet's recorder would write it (`Warning`, a reason, a message). */
+export interface PodEvent {
+  readonly type: 'Warning';
+  readonly reason: 'FailedValidation';
+  /** `Error validating pod <name>_<namespace>(<uid>) from <source> due to duplicate pod name "<name>", ignoring`. */
+  readonly message: string;
+  /** The dropped pod. */
+  readonly pod: Pod;
 }
 
 /** One source's counters and sizes. Counters only grow. */
@@ -78,11 +94,13 @@ function lastState(stored: Pod, removedByUid: ReadonlyMap<string, Pod> | undefin
 export class PodMerger {
   readonly #log: Logger;
   readonly #clock: Clock;
+  readonly #onPodEvent: ((event: PodEvent) => void) | undefined;
   readonly #sources = new Map<SourceName, SourceState>();
 
   constructor(options: PodMergerOptions) {
     this.#log = options.logger.child({ component: 'merge' });
     this.#clock = options.clock;
+    this.#onPodEvent = options.onPodEvent;
   }
 
   /** Diffs one SET against that source's previous state; returns the operations in emission order (may be empty). */
@@ -232,6 +250,8 @@ export class PodMerger {
       const winner = next.get(drop.winner);
       if (drop.reason === 'name') state.duplicateNames++;
       else state.duplicateUids++;
+      // The kubelet's event for a duplicate full name (its only duplicate check), word for word, in the log too.
+      const event = drop.reason === 'name' && pod !== undefined ? failedValidation(pod, source) : undefined;
       this.#log.warn(
         {
           source,
@@ -240,9 +260,24 @@ export class PodMerger {
           winner: winner === undefined ? drop.winner : podRef(winner),
           winnerUid: winner === undefined ? undefined : podUid(winner),
           reason: drop.reason === 'name' ? 'duplicate full name' : 'duplicate UID',
+          ...(event === undefined ? {} : { event: { reason: event.reason, message: event.message } }),
         },
         'duplicate pod dropped',
       );
+      if (event !== undefined && this.#onPodEvent !== undefined) {
+        try {
+          this.#onPodEvent(event);
+        } catch (err: unknown) {
+          this.#log.warn({ err }, 'onPodEvent hook threw; ignored');
+        }
+      }
     }
   }
+}
+
+/** The kubelet's `FailedValidation` event for a pod dropped for its duplicate full name (`format.Pod`: name_namespace(uid)). */
+function failedValidation(pod: Pod, source: SourceName): PodEvent {
+  const name = pod.metadata?.name ?? '';
+  const message = `Error validating pod ${name}_${pod.metadata?.namespace ?? ''}(${podUid(pod)}) from ${source} due to duplicate pod name ${JSON.stringify(name)}, ignoring`;
+  return { type: 'Warning', reason: 'FailedValidation', message, pod };
 }

@@ -386,9 +386,11 @@ describe(FilePodSource.name, () => {
       const { run, source } = start({ path: file });
       const first = await run.next();
       expect(first.pods.size).toBe(0);
-      expect(source.status()).toMatchObject({ seen: true, healthy: false, details: { mode: 'file' } });
+      // Seen, but provisional: orphan kills wait for the file to decode once (D4), as in a directory.
+      expect(source.status()).toMatchObject({ seen: true, provisional: true, healthy: false, details: { mode: 'file', holdingOrphanKills: [file] } });
       await writeFile(file, podManifestYaml('web'));
       expect(keys(await run.next())).toEqual([key('web')]);
+      expect(source.status()).toMatchObject({ provisional: false, details: { holdingOrphanKills: [] } });
     });
 
     it('ignores a .bak copy by default (D2, #28)', async () => {

@@ -985,6 +985,15 @@ describe(HttpPodSource.name, () => {
         expect(warning[0]).toMatchObject({ level: 40, graceMs: 40_000 });
       });
 
+      it('takes a 204 as no answer, like a 500: a first answer of 204 waits for the grace period, not a definitive empty SET', async () => {
+        const server = await serve([reply(204), reply(204), reply(204), ok(A)]);
+        const { source, clock } = makeSource(`${server.origin}/pods`);
+        const updates = await first(source, 2);
+        expect(updates.map(names)).toEqual([[], ['a-node-a']]);
+        expect(clock.sleeps).toEqual([20_000, 20_000, 20_000, 80_000]); // the empty SET at the 40 s grace deadline
+        expect(source.status().lastError).toMatchObject({ code: 'PODCONFIG_HTTP_STATUS', message: expect.stringContaining('HTTP 204') });
+      });
+
       it('measures the grace period on the monotonic clock: wall-clock steps neither hurry nor delay the empty SET', async () => {
         const server = await serve([reply(500), reply(500), reply(500), ok(A)]);
         const clock = new InstantClock();
