@@ -145,7 +145,7 @@ interface OpenStream<T> {
  * - `Syncing`: the store needs the full state: streaming list (watch-list) or paginated list (`via: 'list'`).
  * - `Watching`: synced, no stream open: open a watch at the last RV.
  * - `Streaming`: a stream is open: apply its events.
- * - `BackingOff`: sleep one backoff step, then go to `then`.
+ * - `BackingOff`: sleep `delayMs` (a backoff step after a failure, or the rest of a watch's first second), then go to `then`.
  */
 type ReflectorState<T> =
   | { readonly phase: 'Syncing'; readonly via?: 'list' }

@@ -32,7 +32,14 @@ describe(tlsFailure.name, () => {
       "DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate (trusted: Node.js's bundled roots, not the system's store (NODE_EXTRA_CA_CERTS adds to them; NODE_OPTIONS=--use-openssl-ca reads the system's, and SSL_CERT_FILE))",
     );
     // With --use-openssl-ca, on the command line or in NODE_OPTIONS, Node.js reads the system's store.
-    for (const runtime of [{ execArgv: ['--use-openssl-ca'], nodeOptions: undefined }, { execArgv: [], nodeOptions: '--max-old-space-size=512 --use-openssl-ca' }]) {
+    const openssl = [
+      { execArgv: ['--use-openssl-ca'], nodeOptions: undefined },
+      { execArgv: [], nodeOptions: '--max-old-space-size=512 --use-openssl-ca' },
+      { execArgv: ['--use_openssl_ca'], nodeOptions: undefined }, // Node.js reads `_` as `-`
+      { execArgv: [], nodeOptions: '--use-openssl-ca=true' },
+    ];
+    expect(trustedCas(undefined, { execArgv: ['--no-use-openssl-ca'], nodeOptions: undefined })).toMatch(/^Node\.js's bundled roots/);
+    for (const runtime of openssl) {
       expect(trustedCas(undefined, runtime)).toBe("the system's OpenSSL store (--use-openssl-ca: SSL_CERT_FILE and SSL_CERT_DIR apply; NODE_EXTRA_CA_CERTS adds to it)");
     }
     expect(tlsFailureText(untrusted)).toBe('DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate');

@@ -93,7 +93,8 @@ const THIS_PROCESS: CaRuntime = { execArgv: process.execArgv, nodeOptions: proce
  */
 export function trustedCas(caSource: string | undefined, runtime: CaRuntime = THIS_PROCESS): string {
   if (caSource !== undefined) return `the CA of ${caSource}`;
-  const flags = [...runtime.execArgv, ...(runtime.nodeOptions ?? '').split(/\s+/)];
+  // As Node.js reads it: `_` for `-`, any `=value`; a lone `--no-use-openssl-ca` keeps the bundled roots.
+  const flags = [...runtime.execArgv, ...(runtime.nodeOptions ?? '').split(/\s+/)].map((f) => f.replace(/_/g, '-').split('=')[0]);
   return flags.includes('--use-openssl-ca')
     ? "the system's OpenSSL store (--use-openssl-ca: SSL_CERT_FILE and SSL_CERT_DIR apply; NODE_EXTRA_CA_CERTS adds to it)"
     : "Node.js's bundled roots, not the system's store (NODE_EXTRA_CA_CERTS adds to them; NODE_OPTIONS=--use-openssl-ca reads the system's, and SSL_CERT_FILE)";

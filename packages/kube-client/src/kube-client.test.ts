@@ -464,6 +464,10 @@ describe(KubeClient.name, () => {
       await failure(c.getJSON('/api', q(), signal));
       expect(events).toEqual([{ method: 'GET', host, statusCode: undefined }]);
       expect(latencies).toEqual([{ method: 'GET', host, durationMs: 0 }]);
+      // A call its caller aborted is neither counted nor timed.
+      await c.getJSON('/api', q(), AbortSignal.abort()).catch(() => undefined);
+      expect(events).toHaveLength(1);
+      expect(latencies).toHaveLength(1);
     });
 
     it('logs a throwing onRequest hook and goes on', async () => {

@@ -23,12 +23,15 @@ function httpDate(text: string, nowMs: number): number | undefined {
   if (m !== null) return utc(Number(m[3]), m[2]!, Number(m[1]), m.slice(4, 7));
   m = RFC_850.exec(text);
   if (m !== null) {
-    // §5.6.7: a two-digit year that looks more than 50 years ahead is the most recent past year with those digits.
-    const yy = Number(m[3]);
+    // §5.6.7: a two-digit year whose date looks more than 50 years ahead is the most recent past year with those digits.
+    const fields = m;
+    const inYear = (year: number): number | undefined => utc(year, fields[2]!, Number(fields[1]), fields.slice(4, 7));
     const thisYear = new Date(nowMs).getUTCFullYear();
-    let year = thisYear - (thisYear % 100) + yy;
-    if (year > thisYear + 50) year -= 100;
-    return utc(year, m[2]!, Number(m[1]), m.slice(4, 7));
+    const year = thisYear - (thisYear % 100) + Number(m[3]);
+    const fiftyYearsOn = new Date(nowMs);
+    fiftyYearsOn.setUTCFullYear(thisYear + 50);
+    const at = inYear(year);
+    return at !== undefined && at > fiftyYearsOn.getTime() ? inYear(year - 100) : at;
   }
   m = ASCTIME.exec(text);
   if (m !== null) return utc(Number(m[6]), m[1]!, Number(m[2]!.trim()), m.slice(3, 6));
@@ -38,6 +41,8 @@ function httpDate(text: string, nowMs: number): number | undefined {
 function utc(year: number, monthName: string, day: number, hms: readonly (string | undefined)[]): number | undefined {
   const month = MONTHS.indexOf(monthName);
   const [h, min, s] = hms.map(Number) as [number, number, number];
-  if (month < 0 || day < 1 || day > 31 || h > 23 || min > 59 || s > 60) return undefined;
-  return Date.UTC(year, month, day, h, min, s);
+  if (month < 0 || h > 23 || min > 59 || s > 60) return undefined;
+  const at = Date.UTC(year, month, day, h, min, s);
+  // Date.UTC rolls a 30 February over into March: a day the month does not have is no date.
+  return new Date(at).getUTCDate() === day ? at : undefined;
 }
