@@ -1269,7 +1269,9 @@ describe(FilePodSource.name, () => {
     it('ends the provisional state with the first scan that reads the path, even when its set is empty too', async () => {
       const dir = await makeDir();
       for (const name of ['a', 'b', 'c']) await writeFile(join(dir, `${name}.yaml`), podManifestYaml(name));
-      const { run, source } = start({ path: dir, maxManifests: 2, periodMs: 50 });
+      // One re-scan, after the three unlinks (a 500 ms quiet period; no periodic scan): a scan between two of them
+      // would read two manifests, a SET the test does not take, and the source would wait on it.
+      const { run, source } = start({ path: dir, maxManifests: 2, debounceMs: 500 });
       expect((await run.next()).pods.size).toBe(0);
       expect(source.status().provisional).toBe(true);
       void run.iterator.next(); // resumes the source; no second SET comes (empty again is no change)
