@@ -113,78 +113,85 @@ async function record(context: TestContext, agent: AgentProcess, scenario: strin
   return s;
 }
 
-describe.skipIf(!built)('ApiserverPodSource in the built agent against the real API server', () => {
-  let api: RealApiServer | undefined;
-  let kubectl: Kubectl;
-
+/** One real API server for the enclosing `describe`, started with `serverFlags` before its tests and stopped after them. */
+function realApiServerForSuite(serverFlags: readonly string[]): { readonly api: RealApiServer; readonly kubectl: Kubectl } {
+  let started: { api: RealApiServer; kubectl: Kubectl } | undefined;
   beforeAll(async () => {
-    api = await RealApiServer.start({ serverFlags: ['--pod-graceful-deletion'] });
-    kubectl = new Kubectl(api.kubeconfig);
+    const api = await RealApiServer.start({ serverFlags });
+    started = { api, kubectl: new Kubectl(api.kubeconfig) };
   }, 120_000);
-
   afterAll(async () => {
-    await api?.stop();
+    await started?.api.stop();
   }, 60_000);
+  const get = (): { api: RealApiServer; kubectl: Kubectl } => {
+    if (started === undefined) throw new Error('the real API server did not start');
+    return started;
+  };
+  return { get api() { return get().api; }, get kubectl() { return get().kubectl; } };
+}
+
+describe.skipIf(!built)('ApiserverPodSource in the built agent against the real API server', () => {
+  const server = realApiServerForSuite(['--pod-graceful-deletion']);
 
   it('follows create, bind, label, image (spec), status-only, graceful delete and delete; ignores the other node; the node gate passes without the Node', async (context) => {
     const node = 'node-life';
-    await kubectl.create(podObject('web', { nodeName: node }));
-    await kubectl.create(podObject('elsewhere', { nodeName: 'node-other' }));
-    await kubectl.create(podObject('unbound', { namespace: 'kube-system' }));
-    const agent = await startAgent(api!.kubeconfig, node);
+    await server.kubectl.create(podObject('web', { nodeName: node }));
+    await server.kubectl.create(podObject('elsewhere', { nodeName: 'node-other' }));
+    await server.kubectl.create(podObject('unbound', { namespace: 'kube-system' }));
+    const agent = await startAgent(server.api.kubeconfig, node);
     await agent.waitForLog((l) => l.component === 'source.api' && l.msg === 'waiting for node sync before watching apiserver pods');
-    expect((await inSync(agent, kubectl, node)).map((p) => p.key)).toEqual(['default/web']);
+    expect((await inSync(agent, server.kubectl, node)).map((p) => p.key)).toEqual(['default/web']);
     expect(await apiStatus(agent)).toMatchObject({ seen: true, healthy: true, details: { nodeSynced: true, nodeExists: false, podsSynced: true } });
 
-    await kubectl.create(podObject('db', { nodeName: node, namespace: 'kube-system' }));
-    expect((await inSync(agent, kubectl, node)).map((p) => p.key)).toEqual(['default/web', 'kube-system/db']);
+    await server.kubectl.create(podObject('db', { nodeName: node, namespace: 'kube-system' }));
+    expect((await inSync(agent, server.kubectl, node)).map((p) => p.key)).toEqual(['default/web', 'kube-system/db']);
 
-    await kubectl.bind('kube-system', 'unbound', node);
-    expect((await inSync(agent, kubectl, node)).map((p) => p.key)).toEqual(['default/web', 'kube-system/db', 'kube-system/unbound']);
+    await server.kubectl.bind('kube-system', 'unbound', node);
+    expect((await inSync(agent, server.kubectl, node)).map((p) => p.key)).toEqual(['default/web', 'kube-system/db', 'kube-system/unbound']);
 
     // The pod on the other node is labelled, then deleted: the agent's field selector never shows it.
     // Labelling db on this node afterwards is the barrier: once the agent has that, it has every
     // earlier change (one watch, ordered by resourceVersion).
-    const db = (await kubectl.getPod('kube-system', 'db'))!;
-    await kubectl.run(['label', 'pod', 'elsewhere', 'app=elsewhere']);
-    await kubectl.run(['delete', 'pod', 'elsewhere', '--grace-period=0', '--force']);
-    expect(await kubectl.getPod('default', 'elsewhere')).toBeUndefined();
-    await kubectl.run(['label', 'pod', 'db', '-n', 'kube-system', 'after=elsewhere']);
+    const db = (await server.kubectl.getPod('kube-system', 'db'))!;
+    await server.kubectl.run(['label', 'pod', 'elsewhere', 'app=elsewhere']);
+    await server.kubectl.run(['delete', 'pod', 'elsewhere', '--grace-period=0', '--force']);
+    expect(await server.kubectl.getPod('default', 'elsewhere')).toBeUndefined();
+    await server.kubectl.run(['label', 'pod', 'db', '-n', 'kube-system', 'after=elsewhere']);
     await agent.waitForLog(syncLine('update', 'kube-system/db', db.metadata.uid), SYNC_TIMEOUT_MS);
-    expect((await inSync(agent, kubectl, node)).map((p) => p.key)).toEqual(['default/web', 'kube-system/db', 'kube-system/unbound']);
+    expect((await inSync(agent, server.kubectl, node)).map((p) => p.key)).toEqual(['default/web', 'kube-system/db', 'kube-system/unbound']);
     expect(handlerCalls(agent, 'default/elsewhere')).toEqual([]);
 
-    const web = (await kubectl.getPod('default', 'web'))!;
-    await kubectl.run(['label', 'pod', 'web', 'app=web']);
+    const web = (await server.kubectl.getPod('default', 'web'))!;
+    await server.kubectl.run(['label', 'pod', 'web', 'app=web']);
     await agent.waitForLog(syncLine('update', 'default/web', web.metadata.uid), SYNC_TIMEOUT_MS);
 
     // A spec update (the server allows image changes): an UPDATE with the new image, never a kill.
     const updated = nextSyncLine(agent, 'update', 'default/web', web.metadata.uid);
-    await kubectl.run(['set', 'image', 'pod/web', 'main=registry.k8s.io/pause:3.9']);
+    await server.kubectl.run(['set', 'image', 'pod/web', 'main=registry.k8s.io/pause:3.9']);
     await agent.waitForLog(updated, SYNC_TIMEOUT_MS);
     expect(await agentImages(agent, 'default/web')).toEqual(['registry.k8s.io/pause:3.9']);
-    expect((await inSync(agent, kubectl, node)).find((p) => p.key === 'default/web')?.uid).toBe(web.metadata.uid);
+    expect((await inSync(agent, server.kubectl, node)).find((p) => p.key === 'default/web')?.uid).toBe(web.metadata.uid);
     expect(agent.logs.filter(isKill)).toEqual([]);
 
-    await kubectl.run(['patch', 'pod', 'web', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Running"}}']);
+    await server.kubectl.run(['patch', 'pod', 'web', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Running"}}']);
     await agent.waitForLog(syncLine('reconcile', 'default/web', web.metadata.uid), SYNC_TIMEOUT_MS);
-    await inSync(agent, kubectl, node);
+    await inSync(agent, server.kubectl, node);
 
     // --pod-graceful-deletion: the pod gets a deletionTimestamp and stays until deleted with gracePeriodSeconds=0.
-    await kubectl.run(['delete', 'pod', 'web', '--wait=false']);
-    expect((await kubectl.getPod('default', 'web'))?.metadata.deletionTimestamp).toBeDefined();
+    await server.kubectl.run(['delete', 'pod', 'web', '--wait=false']);
+    expect((await server.kubectl.getPod('default', 'web'))?.metadata.deletionTimestamp).toBeDefined();
     await agent.waitForLog(syncLine('delete', 'default/web', web.metadata.uid), SYNC_TIMEOUT_MS);
-    expect((await inSync(agent, kubectl, node)).map((p) => p.key)).toContain('default/web');
+    expect((await inSync(agent, server.kubectl, node)).map((p) => p.key)).toContain('default/web');
     expect(agent.logs.filter(isKill)).toEqual([]);
 
-    await kubectl.run(['delete', 'pod', 'web', '--grace-period=0', '--force']);
+    await server.kubectl.run(['delete', 'pod', 'web', '--grace-period=0', '--force']);
     await agent.waitForLog(syncLine('kill', 'default/web', web.metadata.uid), SYNC_TIMEOUT_MS);
-    expect((await inSync(agent, kubectl, node)).map((p) => p.key)).toEqual(['kube-system/db', 'kube-system/unbound']);
+    expect((await inSync(agent, server.kubectl, node)).map((p) => p.key)).toEqual(['kube-system/db', 'kube-system/unbound']);
 
-    await kubectl.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: node } });
+    await server.kubectl.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: node } });
     await eventually(async () => ((await apiStatus(agent)).details.nodeExists === true ? true : undefined), SYNC_TIMEOUT_MS, 'the Node is seen');
-    await kubectl.run(['delete', 'pod', 'db', '-n', 'kube-system', '--grace-period=0', '--force']);
-    const final = await inSync(agent, kubectl, node);
+    await server.kubectl.run(['delete', 'pod', 'db', '-n', 'kube-system', '--grace-period=0', '--force']);
+    const final = await inSync(agent, server.kubectl, node);
     expect(spuriousKills(agent, final)).toEqual([]);
     await agent.waitForLog((l) => isKill(l) && l.pod === 'kube-system/db');
     expect(agent.logs.filter(isKill).map((l) => l.pod).sort()).toEqual(['default/web', 'kube-system/db']);
@@ -195,12 +202,12 @@ describe.skipIf(!built)('ApiserverPodSource in the built agent against the real 
 
   it('an API server restart: the agent re-watches once the server is back, nothing is killed', async (context) => {
     const node = 'node-restart';
-    for (const name of ['r1', 'r2']) await kubectl.create(podObject(name, { nodeName: node }));
-    const agent = await startAgent(api!.kubeconfig, node);
-    await inSync(agent, kubectl, node);
-    await api!.restart();
-    await kubectl.create(podObject('r3', { nodeName: node }));
-    const onServer = await inSync(agent, kubectl, node);
+    for (const name of ['r1', 'r2']) await server.kubectl.create(podObject(name, { nodeName: node }));
+    const agent = await startAgent(server.api.kubeconfig, node);
+    await inSync(agent, server.kubectl, node);
+    await server.api.restart();
+    await server.kubectl.create(podObject('r3', { nodeName: node }));
+    const onServer = await inSync(agent, server.kubectl, node);
     expect(onServer.map((p) => p.key)).toEqual(['default/r1', 'default/r2', 'default/r3']);
     expect(spuriousKills(agent, onServer)).toEqual([]);
     expect(agent.logs.filter(isKill)).toEqual([]);
@@ -210,19 +217,19 @@ describe.skipIf(!built)('ApiserverPodSource in the built agent against the real 
 
   it('an API server restart while the agent is cut off and misses changes: the new watch cache answers 410, it relists', async (context) => {
     const node = 'node-restart-missed';
-    for (const name of ['m1', 'm2', 'm3']) await kubectl.create(podObject(name, { nodeName: node }));
-    const proxy = await TcpProxy.start(api!.apiPort);
+    for (const name of ['m1', 'm2', 'm3']) await server.kubectl.create(podObject(name, { nodeName: node }));
+    const proxy = await TcpProxy.start(server.api.apiPort);
     proxies.push(proxy);
-    const agent = await startAgent(await api!.writeKubeconfig('proxy.kubeconfig', { server: proxy.url }), node);
-    await inSync(agent, kubectl, node);
+    const agent = await startAgent(await server.api.writeKubeconfig('proxy.kubeconfig', { server: proxy.url }), node);
+    await inSync(agent, server.kubectl, node);
     const before = await apiStatus(agent);
     // The agent's resourceVersion then predates the restarted server's watch cache.
     proxy.pause();
-    await kubectl.run(['delete', 'pod', 'm1', '--grace-period=0', '--force']);
-    await kubectl.create(podObject('m4', { nodeName: node }));
-    await api!.restart();
+    await server.kubectl.run(['delete', 'pod', 'm1', '--grace-period=0', '--force']);
+    await server.kubectl.create(podObject('m4', { nodeName: node }));
+    await server.api.restart();
     proxy.resume();
-    const onServer = await inSync(agent, kubectl, node);
+    const onServer = await inSync(agent, server.kubectl, node);
     expect(onServer.map((p) => p.key)).toEqual(['default/m2', 'default/m3', 'default/m4']);
     expect(spuriousKills(agent, onServer)).toEqual([]);
     // /pods changes when the REMOVE is consumed; the handler's kill call follows asynchronously.
@@ -235,14 +242,14 @@ describe.skipIf(!built)('ApiserverPodSource in the built agent against the real 
 
   it('TLS with a wrong CA: refuses the server, shows a TLS error naming it in /sources, runs no pods', async (context) => {
     const node = 'node-tls';
-    await kubectl.create(podObject('tls-pod', { nodeName: node }));
+    await server.kubectl.create(podObject('tls-pod', { nodeName: node }));
     const other = await createTestPki({ caName: 'not the realapi CA' });
-    const agent = await startAgent(await api!.writeKubeconfig('wrong-ca.kubeconfig', { ca: other.ca.cert }), node);
+    const agent = await startAgent(await server.api.writeKubeconfig('wrong-ca.kubeconfig', { ca: other.ca.cert }), node);
     const s = await eventually(async () => {
       const status = await apiStatus(agent);
       return status.counters.errors >= 2 && status.lastError?.code === 'PODCONFIG_TLS' ? status : undefined;
     }, SYNC_TIMEOUT_MS, 'a TLS error in /sources');
-    expect(s.lastError?.message).toContain(`${api!.server}/`);
+    expect(s.lastError?.message).toContain(`${server.api.server}/`);
     expect(s).toMatchObject({ seen: false, healthy: false, pods: 0, details: { nodeSynced: false } });
     expect(await agentPods(agent)).toEqual([]);
     expect(agent.logs.filter((l) => l.component === 'sync.log')).toEqual([]);
@@ -251,9 +258,9 @@ describe.skipIf(!built)('ApiserverPodSource in the built agent against the real 
 
   it('a bad token: a clear 401 error in /sources and the logs, no secret in them, no pods', async (context) => {
     const node = 'node-token';
-    await kubectl.create(podObject('token-pod', { nodeName: node }));
+    await server.kubectl.create(podObject('token-pod', { nodeName: node }));
     const badToken = 'bad-token-7f3a9c1e5b2d4680';
-    const agent = await startAgent(await api!.writeKubeconfig('bad-token.kubeconfig', { token: badToken }), node);
+    const agent = await startAgent(await server.api.writeKubeconfig('bad-token.kubeconfig', { token: badToken }), node);
     const s = await eventually(async () => {
       const status = await apiStatus(agent);
       return status.counters.errors >= 2 && status.lastError !== undefined ? status : undefined;
@@ -266,28 +273,18 @@ describe.skipIf(!built)('ApiserverPodSource in the built agent against the real 
     expect(await agentPods(agent)).toEqual([]);
     const everything = [JSON.stringify(agent.logs), agent.stderr.join('\n'), JSON.stringify(await agent.getJSON('/sources')), (await agent.get('/metrics')).body].join('\n');
     expect(everything).not.toContain(badToken);
-    expect(everything).not.toContain(await api!.token());
+    expect(everything).not.toContain(await server.api.token());
     await context.annotate(`bad token: errors=${s.counters.errors}, no SET`);
   });
 });
 
 describe.skipIf(!built)('ApiserverPodSource in the built agent against the real API server without a watch cache', () => {
-  let api: RealApiServer | undefined;
-  let kubectl: Kubectl;
-
-  beforeAll(async () => {
-    api = await RealApiServer.start({ serverFlags: ['--watch-cache=false', '--etcd-compaction-interval=0'] });
-    kubectl = new Kubectl(api.kubeconfig);
-  }, 120_000);
-
-  afterAll(async () => {
-    await api?.stop();
-  }, 60_000);
+  const server = realApiServerForSuite(['--watch-cache=false', '--etcd-compaction-interval=0']);
 
   it('a quiet node\'s streams stay open: the initial-events-end bookmark from etcd is not taken for periodic bookmarks (no silence cut)', async (context) => {
     const node = 'node-quiet';
-    await kubectl.create(podObject('q1', { nodeName: node }));
-    const config = await loadClusterConfig({ kubeconfig: api!.kubeconfig });
+    await server.kubectl.create(podObject('q1', { nodeName: node }));
+    const config = await loadClusterConfig({ kubeconfig: server.api.kubeconfig });
     if (config === undefined) throw new Error('no cluster config');
     const logger = pino({ level: 'silent' });
     const client = new KubeClient({ config, logger, clock: systemClock });
@@ -316,19 +313,19 @@ describe.skipIf(!built)('ApiserverPodSource in the built agent against the real 
 
   it('etcd compaction (compact.sh) of changes the agent missed: the re-watch gets 410 and it relists', async (context) => {
     const node = 'node-compact';
-    for (const name of ['c1', 'c2']) await kubectl.create(podObject(name, { nodeName: node }));
-    const proxy = await TcpProxy.start(api!.apiPort);
+    for (const name of ['c1', 'c2']) await server.kubectl.create(podObject(name, { nodeName: node }));
+    const proxy = await TcpProxy.start(server.api.apiPort);
     proxies.push(proxy);
-    const agent = await startAgent(await api!.writeKubeconfig('proxy.kubeconfig', { server: proxy.url }), node);
-    await inSync(agent, kubectl, node);
+    const agent = await startAgent(await server.api.writeKubeconfig('proxy.kubeconfig', { server: proxy.url }), node);
+    await inSync(agent, server.kubectl, node);
     const before = await apiStatus(agent);
 
     proxy.pause();
-    await kubectl.run(['delete', 'pod', 'c1', '--grace-period=0', '--force']);
-    await kubectl.create(podObject('c3', { nodeName: node }));
-    expect(await api!.compact()).toMatch(/^compacted etcd/);
+    await server.kubectl.run(['delete', 'pod', 'c1', '--grace-period=0', '--force']);
+    await server.kubectl.create(podObject('c3', { nodeName: node }));
+    expect(await server.api.compact()).toMatch(/^compacted etcd/);
     proxy.resume();
-    const onServer = await inSync(agent, kubectl, node);
+    const onServer = await inSync(agent, server.kubectl, node);
     expect(onServer.map((p) => p.key)).toEqual(['default/c2', 'default/c3']);
     expect(spuriousKills(agent, onServer)).toEqual([]);
     await agent.waitForLog((l) => isKill(l) && l.pod === 'default/c1');
@@ -340,29 +337,19 @@ describe.skipIf(!built)('ApiserverPodSource in the built agent against the real 
 });
 
 describe.skipIf(!built)('ApiserverPodSource in the built agent against a real API server without the WatchList feature gate', () => {
-  let api: RealApiServer | undefined;
-  let kubectl: Kubectl;
-
-  beforeAll(async () => {
-    // The apiserver default before 1.32 (Beta off): a streaming list is refused with 422 Invalid.
-    api = await RealApiServer.start({ serverFlags: ['--feature-gates=WatchList=false'] });
-    kubectl = new Kubectl(api.kubeconfig);
-  }, 120_000);
-
-  afterAll(async () => {
-    await api?.stop();
-  }, 60_000);
+  // The apiserver default before 1.32 (Beta off): a streaming list is refused with 422 Invalid.
+  const server = realApiServerForSuite(['--feature-gates=WatchList=false']);
 
   it('falls back to LIST then WATCH for good on the 422, and follows changes', async (context) => {
     const node = 'node-no-watchlist';
-    await kubectl.create(podObject('w1', { nodeName: node }));
-    const agent = await startAgent(api!.kubeconfig, node);
-    await inSync(agent, kubectl, node);
+    await server.kubectl.create(podObject('w1', { nodeName: node }));
+    const agent = await startAgent(server.api.kubeconfig, node);
+    await inSync(agent, server.kubectl, node);
     const fellBack = agent.logs.filter((l) => l.component === 'cache.reflector' && l.msg === 'watch-list not supported, using LIST/WATCH from now on');
     expect(fellBack.map((l) => l.reflector).sort()).toEqual(['nodes', 'pods']);
     expect(JSON.stringify(fellBack[0]!.err)).toContain('sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
-    await kubectl.create(podObject('w2', { nodeName: node }));
-    const onServer = await inSync(agent, kubectl, node);
+    await server.kubectl.create(podObject('w2', { nodeName: node }));
+    const onServer = await inSync(agent, server.kubectl, node);
     expect(onServer.map((p) => p.key)).toEqual(['default/w1', 'default/w2']);
     const s = await record(context, agent, 'no WatchList gate');
     expect(s).toMatchObject({ healthy: true, details: { watchList: false, connected: true }, counters: { relists: 0 } });
