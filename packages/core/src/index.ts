@@ -47,6 +47,7 @@ export { deepFreeze, deepFreezeParsed } from './deep-freeze.js';
 export { jsonEqual } from './json-equal.js';
 export { stripManagedFields } from './strip-managed-fields.js';
 export { parseDuration, formatDuration } from './duration.js';
+export { callHook } from './call-hook.js';
 export { tlsFailure, tlsFailureText, trustedCas, type CaRuntime } from './tls-failure.js';
 export type { TlsFailure } from './tls-failure.js';
 export { errorMessageWithCauses } from './error-message-with-causes.js';

@@ -1,6 +1,6 @@
 import { constants as bufferConstants } from 'node:buffer';
 import { posix } from 'node:path';
-import { ConfigInvalidError, PodConfigError, REDIRECT_STATUSES, raceSignal, redirectTarget, safeUrl, systemClock, trustedCas, type Clock } from '@podconfig/core';
+import { ConfigInvalidError, PodConfigError, REDIRECT_STATUSES, raceSignal, redirectTarget, safeUrl, systemClock, trustedCas, callHook, type Clock } from '@podconfig/core';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { Authenticator, type RequestCredentials } from './authenticator.js';
@@ -365,22 +365,14 @@ export class KubeClient {
 
   #observe(method: string, statusCode: number | undefined): void {
     const hook = this.#o.onRequest;
-    if (hook === undefined) return;
-    try {
-      hook({ method, host: this.#o.config.server.host, statusCode });
-    } catch (err: unknown) {
-      this.#log.warn({ err }, 'onRequest hook threw; ignored');
-    }
+    if (hook !== undefined) callHook(this.#log, 'onRequest hook', () => hook({ method, host: this.#o.config.server.host, statusCode }));
   }
 
   #observeLatency(method: string, started: number, signal: AbortSignal): void {
     const hook = this.#o.onRequestLatency;
     if (hook === undefined || signal.aborted) return;
-    try {
-      hook({ method, host: this.#o.config.server.host, durationMs: this.#clock.monotonic() - started });
-    } catch (err: unknown) {
-      this.#log.warn({ err }, 'onRequestLatency hook threw; ignored');
-    }
+    const durationMs = this.#clock.monotonic() - started;
+    callHook(this.#log, 'onRequestLatency hook', () => hook({ method, host: this.#o.config.server.host, durationMs }));
   }
 
   async #json(res: DispatchedResponse, describe: string, signal: AbortSignal): Promise<unknown> {

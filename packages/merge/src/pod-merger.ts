@@ -1,5 +1,5 @@
 import {
-  ANNOTATIONS, copyWith, deepFreeze, podRef, podUid,
+  ANNOTATIONS, callHook, copyWith, deepFreeze, podRef, podUid,
   type Clock, type Pod, type PodSetUpdate, type PodSnapshot, type PodUpdate, type SourceName,
 } from '@podconfig/core';
 import type { Logger } from 'pino';
@@ -264,13 +264,8 @@ export class PodMerger {
         },
         'duplicate pod dropped',
       );
-      if (event !== undefined && this.#onPodEvent !== undefined) {
-        try {
-          this.#onPodEvent(event);
-        } catch (err: unknown) {
-          this.#log.warn({ err }, 'onPodEvent hook threw; ignored');
-        }
-      }
+      const onPodEvent = this.#onPodEvent;
+      if (event !== undefined && onPodEvent !== undefined) callHook(this.#log, 'onPodEvent hook', () => onPodEvent(event));
     }
   }
 }

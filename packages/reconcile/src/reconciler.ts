@@ -1,5 +1,5 @@
 import {
-  deepFreeze, isMirrorPod, isStaticPod,
+  callHook, deepFreeze, isMirrorPod, isStaticPod,
   ALL_SOURCES, ConfigInvalidError, errorMessage, isSourceName, isClosable, isPodLister, isStartable, PodConfigError, podKey, podRef, podUid, reportsRuntimeHealth,
 } from '@podconfig/core';
 import type { ActualPod, Clock, Pod, PodLister, PodUpdate, RuntimeHealthReporter, SourceName, SyncHandler, SyncPodType } from '@podconfig/core';
@@ -800,11 +800,7 @@ export class Reconciler {
   }
 
   #observe(fn: () => void): void {
-    try {
-      fn();
-    } catch (err: unknown) {
-      this.#log.warn({ err }, 'reconciler observer failed');
-    }
+    callHook(this.#log, 'reconciler observer', fn);
   }
 }
 
