@@ -172,20 +172,20 @@ describe(decodeHttpPods.name, () => {
       it('rejects a repeated key at the end of a mapping of 100,000 keys, naming the URL and the position', () => {
         const err = rejection(() => decodeHttpPods(manyLabels(100_000, '    k50000: again'), http('https://u:pw@h.example/p?t=x')));
         expect(err.code).toBe('PODCONFIG_MANIFEST_INVALID');
-        expect(err.message).toBe('https://h.example/p?…: invalid YAML at line 100006, column 5: Map keys must be unique');
+        expect(err.message).toBe('https://h.example/p?…: invalid YAML at line 100006, column 5: Map keys must be unique: "k50000" is repeated');
       });
 
       it('checks every mapping, nested in sequences and flow style too, by resolved scalar value', () => {
         const containers = (list: string): string => `apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n${list}`;
         const nested = containers('  - name: c\n    image: i\n  - name: d\n    image: i\n    name: e\n');
-        expect(rejection(() => decodeHttpPods(nested, http())).reason).toBe('invalid YAML at line 10, column 5: Map keys must be unique');
+        expect(rejection(() => decodeHttpPods(nested, http())).reason).toBe('invalid YAML at line 10, column 5: Map keys must be unique: "name" is repeated');
         const flow = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web, labels: {1: a, 0x1: b}}\n';
-        expect(rejection(() => decodeHttpPods(flow, http())).reason).toBe('invalid YAML at line 3, column 38: Map keys must be unique');
+        expect(rejection(() => decodeHttpPods(flow, http())).reason).toBe('invalid YAML at line 3, column 38: Map keys must be unique: "1" is repeated');
       });
 
       it('reports the first repeat in the text when two mappings repeat a key, and never takes NaN keys for repeats', () => {
         const two = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  name: again\nspec:\n  containers:\n  - {name: c, image: i, image: j}\n';
-        expect(rejection(() => decodeHttpPods(two, http())).reason).toBe('invalid YAML at line 5, column 3: Map keys must be unique');
+        expect(rejection(() => decodeHttpPods(two, http())).reason).toBe('invalid YAML at line 5, column 3: Map keys must be unique: "name" is repeated');
         const nan = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nx: {.nan: a, .NaN: b}\nspec: {containers: [{name: c, image: i}]}\n';
         expect(rejection(() => decodeHttpPods(nan, http())).reason).not.toMatch(/unique/);
       });

@@ -117,7 +117,7 @@ describe('readCommonYaml()', () => {
       expect([text, parseGoYaml(text)]).toEqual([text, value]);
     }
     const errors: [string, string][] = [
-      ['a: 1\na: 2\n', 'invalid YAML at line 2, column 1: Map keys must be unique'],
+      ['a: 1\na: 2\n', 'invalid YAML at line 2, column 1: Map keys must be unique: "a" is repeated'],
       ['a: .inf\n', 'invalid YAML at line 1, column 4: NaN or an infinity, which JSON cannot hold'],
       ['a: b: c\n', 'invalid YAML at line 1'],
       ['a:\n  - x\n - y\n', 'invalid YAML at line 3'],

@@ -136,7 +136,7 @@ function goYamlValue(doc: Document.Parsed): GoYamlValue {
           continue;
         }
         const key = mapKey(pair.key, depth + 1);
-        if (keys.has(key.id)) throw new ProblemAt(rangeOf(pair.key), 'Map keys must be unique');
+        if (keys.has(key.id)) throw new ProblemAt(rangeOf(pair.key), `Map keys must be unique: ${repeatedKey(key.text)} is repeated`);
         keys.add(key.id);
         setMember(out, key.text, convert(pair.value, depth + 1));
       }
@@ -208,4 +208,12 @@ function isMergeKey(key: unknown): boolean {
 function rangeOf(node: unknown): number {
   const range = (node as { range?: readonly number[] | null } | null)?.range;
   return range?.[0] ?? 0;
+}
+
+/**
+ * A repeated key as an error names it (go-yaml: `key "x" already set in map`): a name, not a value, so no
+ * secret; a long one is cut.
+ */
+function repeatedKey(text: string): string {
+  return JSON.stringify(text.length > 64 ? `${text.slice(0, 64)}…` : text);
 }

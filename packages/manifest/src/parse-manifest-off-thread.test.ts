@@ -75,7 +75,7 @@ describe(parseManifestOffThread.name, () => {
       }
     })();
     expect(offThread).toBeInstanceOf(ManifestInvalidError);
-    expect((offThread as Error).message).toMatch(/^https:\/\/h\.example\/pods\?…: invalid YAML at line \d+, column 1: Map keys must be unique$/);
+    expect((offThread as Error).message).toMatch(/^https:\/\/h\.example\/pods\?…: invalid YAML at line \d+, column 1: Map keys must be unique: "[^"]+" is repeated$/);
     expect(() => decodeHttpPods(repeated, http)).toThrow((offThread as Error).message);
     expect((offThread as ManifestInvalidError).mayDefinePod).toBe(true);
     // A file manifest goes through the same step (a PodList is no file pod).
