@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { errorMessageWithCauses } from './error-message-with-causes.js';
+import { FileTooLargeError, fileReadProblem } from './read-bounded-file.js';
 
 const errno = (message: string, code: string): Error => Object.assign(new Error(message), { code });
 
@@ -19,6 +20,15 @@ describe(errorMessageWithCauses.name, () => {
     // A code in the text that is not the cause's: the cause is still told.
     const other = new Error('retry (ENOENT) later', { cause: errno('EACCES: permission denied', 'EACCES') });
     expect(errorMessageWithCauses(other)).toBe('retry (ENOENT) later: EACCES: permission denied');
+  });
+
+  it('leaves out a "subject: problem" cause whose subject the message names and whose problem it quotes', () => {
+    const tooLarge = new FileTooLargeError('/c/huge.yaml', 16);
+    const wrapped = new Error(`--config /c/huge.yaml: cannot read (${fileReadProblem(tooLarge)})`, { cause: tooLarge });
+    expect(errorMessageWithCauses(wrapped)).toBe('--config /c/huge.yaml: cannot read (larger than the limit of 16 bytes)');
+    // Another subject: the cause is still told.
+    const elsewhere = new Error('--config /c/a.yaml: cannot read (larger than the limit of 16 bytes)', { cause: tooLarge });
+    expect(errorMessageWithCauses(elsewhere)).toBe(`${elsewhere.message}: /c/huge.yaml: larger than the limit of 16 bytes`);
   });
 
   it('says what a thrown value that is not an Error was', () => {

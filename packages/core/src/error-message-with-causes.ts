@@ -31,7 +31,14 @@ function namesCode(text: string, cause: { readonly message: string; readonly cod
   return typeof code === 'string' && code !== '' && text.includes(`(${code})`) && cause.message.startsWith(`${code}:`);
 }
 
-/** `text` quotes `message` as a wrapper does: after `: `, in parentheses, or at its end (not just anywhere). */
+/**
+ * `text` quotes `message` as a wrapper does: after `: `, in parentheses, or at its end (not just anywhere); or
+ * a `subject: problem` message (`/x: larger than the limit of 16 bytes`) is said by a text that names the
+ * subject and quotes the problem (`--config /x: cannot read (larger than the limit of 16 bytes)`).
+ */
 function quotes(text: string, message: string): boolean {
-  return text.endsWith(message) || text.includes(`: ${message}`) || text.includes(`(${message})`);
+  const quoted = (m: string): boolean => text.endsWith(m) || text.includes(`: ${m}`) || text.includes(`(${m})`);
+  if (quoted(message)) return true;
+  const colon = message.indexOf(': ');
+  return colon > 0 && text.includes(message.slice(0, colon)) && quoted(message.slice(colon + 2));
 }
