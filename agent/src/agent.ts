@@ -84,10 +84,10 @@ export class Agent implements StatusProvider {
       metrics.watchReconciler(reconciler);
       if (this.#o.statusServer !== undefined) this.#statusAddress = await this.#o.statusServer.start(this, serving.signal);
       onStarted?.({ statusAddress: this.#statusAddress });
-      this.#log.info(
-        { sources: sources.map((s) => s.name), nodeName: this.#o.config.nodeName, readiness: this.#o.config.readiness },
-        sources.length === 0 ? 'agent started with no pod source configured' : 'agent started',
-      );
+      const started = { sources: sources.map((s) => s.name), nodeName: this.#o.config.nodeName, readiness: this.#o.config.readiness };
+      // Warn: with no source every source counts as ready, so the handlers' pods are orphans and are killed.
+      if (sources.length === 0) this.#log.warn(started, 'agent started with no pod source configured: every pod the handlers report is an orphan');
+      else this.#log.info(started, 'agent started');
       const updates = podConfig(sources.map((s) => counted(s, metrics)), { logger, clock, merger }, signal);
       reconciling = true;
       await reconciler.run(updates, signal);

@@ -28,6 +28,20 @@ describe('loadConfigFile()', () => {
     const f = await loadConfigFile(path);
     expect(f.fields).toEqual({ staticPodPath: '/m' });
     expect(f.ignoredFields).toEqual(['cgroupDriver', 'clusterDNS']);
+    expect(f.unknownFields).toEqual([]);
+  });
+
+  it('refuses a KubeletConfiguration field that misspells one podconfig uses: the source it sets must not go missing', async () => {
+    const path = await write('apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nstaticPodPth: /etc/kubernetes/manifests\ncgroupDriver: systemd\nsyncfrequency: 1m\n');
+    await expect(loadConfigFile(path)).rejects.toThrow(`--config ${path}: unknown fields "staticPodPth" (did you mean "staticPodPath"?), "syncfrequency" (did you mean "syncFrequency"?)`);
+  });
+
+  it('ignores, as unknown, a KubeletConfiguration field the kubelet has not and podconfig would not use (a newer kubelet\'s, or a typo of a kubelet-only field)', async () => {
+    const path = await write('apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nstaticPodPath: /m\ncgroupDrivr: systemd\nsomeFutureKubeletField: true\n');
+    const f = await loadConfigFile(path);
+    expect(f.fields).toEqual({ staticPodPath: '/m' });
+    expect(f.ignoredFields).toEqual([]);
+    expect(f.unknownFields).toEqual([{ field: 'cgroupDrivr', didYouMean: 'cgroupDriver' }, { field: 'someFutureKubeletField' }]);
   });
 
   it('reads the bool fields of a podconfig file as YAML bools (watchList, keepManagedFields)', async () => {
@@ -41,13 +55,14 @@ describe('loadConfigFile()', () => {
     const path = await write('apiVersion: podconfig.io/v1alpha1\nkind: PodConfigAgentConfiguration\nwatchList: no\nkeepManagedFields: yes\nstaticPodPath: .\n');
     expect((await loadConfigFile(path)).fields).toEqual({ watchList: false, keepManagedFields: true, staticPodPath: '.' });
     const repeated = await write('staticPodPath: /a\nstaticPodPath: /b\n');
-    await expect(loadConfigFile(repeated)).rejects.toThrow(`--config ${repeated}: invalid YAML at line 2, column 1: Map keys must be unique`);
+    await expect(loadConfigFile(repeated)).rejects.toThrow(`--config ${repeated}: invalid YAML at line 2, column 1: Map keys must be unique: "staticPodPath" is repeated`);
   });
 
   it('rejects an unknown field of a podconfig file, naming it and the file', async () => {
     const path = await write('staticPodPth: /m\n');
     await expect(loadConfigFile(path)).rejects.toSatisfy((err: unknown) =>
-      PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID') && (err as Error).message.includes('staticPodPth') && (err as Error).message.includes(path));
+      PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID') && (err as Error).message === `--config ${path}: unknown field "staticPodPth" (did you mean "staticPodPath"?)`);
+    await expect(loadConfigFile(await write('cgroupDriver: systemd\n'))).rejects.toThrow('unknown field "cgroupDriver"');
   });
 
   it('rejects invalid YAML and a missing file with the path in the message', async () => {
@@ -85,7 +100,11 @@ describe('loadConfigFile()', () => {
     await expect(loadConfigFile(await write('staticPodPath: /m\ncgroupDriver: systemd\n'))).rejects.toThrow('unknown field "cgroupDriver"');
   });
 
-  it('treats an empty file as no settings', async () => {
-    expect((await loadConfigFile(await write(''))).fields).toEqual({});
-  });
+  it.each([['empty', ''], ['comments only', '# the kubelet\'s config\n\n'], ['an empty document', '---\n']])(
+    'refuses a config file that holds no settings (%s), as the kubelet does: a truncated file must not start the agent without its sources',
+    async (_, text) => {
+      const path = await write(text);
+      await expect(loadConfigFile(path)).rejects.toThrow(`--config ${path}: the file is empty`);
+    },
+  );
 });

@@ -1,5 +1,7 @@
 import { ConfigInvalidError, fileReadProblem, readBoundedFile } from '@podconfig/core';
 import { GoYamlError, parseGoYaml } from '@podconfig/manifest';
+import { closestName } from './closest-name.js';
+import { KUBELET_CONFIGURATION_FIELDS } from './kubelet-configuration-fields.js';
 import { CONFIG_FIELDS } from './settings.js';
 
 /** The kinds a config file may name, each with the one apiVersion that goes with it. */
@@ -9,16 +11,30 @@ export interface ConfigFile {
   readonly fields: Readonly<Record<string, unknown>>;
   /** KubeletConfiguration fields podconfig does not use (a real kubelet config file is accepted as is). */
   readonly ignoredFields: readonly string[];
+  /**
+   * Fields of a `kind: KubeletConfiguration` file that KubeletConfiguration v1beta1 has not (as of
+   * Kubernetes 1.36), each with the field it may misspell: a newer kubelet's, or a typo of a field
+   * podconfig does not use. Ignored, and worth a warning.
+   */
+  readonly unknownFields: readonly UnknownField[];
+}
+
+export interface UnknownField {
+  readonly field: string;
+  readonly didYouMean?: string;
 }
 
 /**
  * Reads a YAML (or JSON) config file. Field names are KubeletConfiguration's (`staticPodPath`,
  * `fileCheckFrequency`, …) plus podconfig's own (`handlers`, `statusAddress`, …).
- * `kind: KubeletConfiguration` files may carry other kubelet fields, which are ignored and
- * reported; any other unknown field is an error (a typo must not be silently ignored). A `kind`
- * needs its `apiVersion` and the other way round (`KubeletConfiguration` with
- * `kubelet.config.k8s.io/v1beta1`, `PodConfigAgentConfiguration` with `podconfig.io/v1alpha1`), as
- * the kubelet's decoder requires both; a file with neither is a PodConfigAgentConfiguration.
+ * `kind: KubeletConfiguration` files may carry the kubelet's other fields, which are ignored and
+ * reported; a field the kubelet has not either is reported as unknown, and is an error when it looks
+ * like a misspelt field podconfig uses (`staticPodPth`: running without the file source would kill its
+ * pods). In a podconfig file any unknown field is an error. An empty file is an error, as for the
+ * kubelet: a truncated file must not start the agent without its sources. A `kind` needs its
+ * `apiVersion` and the other way round (`KubeletConfiguration` with `kubelet.config.k8s.io/v1beta1`,
+ * `PodConfigAgentConfiguration` with `podconfig.io/v1alpha1`), as the kubelet's decoder requires both;
+ * a file with neither is a PodConfigAgentConfiguration.
  */
 export async function loadConfigFile(path: string, signal?: AbortSignal): Promise<ConfigFile> {
   let text: string;
@@ -37,7 +53,8 @@ export async function loadConfigFile(path: string, signal?: AbortSignal): Promis
     if (!(err instanceof GoYamlError)) throw err;
     throw new ConfigInvalidError(`--config ${path}: ${err.message}`, { cause: err });
   }
-  if (doc === null) return { fields: {}, ignoredFields: [] };
+  // The kubelet: `kubelet config file "…" was empty`. Comments only count as empty too.
+  if (doc === null) throw new ConfigInvalidError(`--config ${path}: the file is empty (it holds no settings; leave --config out to run without one)`);
   if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigInvalidError(`--config ${path}: must be a YAML mapping`);
   const { apiVersion, kind, ...fields } = doc as Record<string, unknown>;
   // As the kubelet's codec: a file that names its type names both kind and apiVersion, and they match.
@@ -52,11 +69,20 @@ export async function loadConfigFile(path: string, signal?: AbortSignal): Promis
     }
   }
   const isKubelet = kind === 'KubeletConfiguration';
-  const unknown = Object.keys(fields).filter((f) => !CONFIG_FIELDS.has(f));
-  if (unknown.length > 0 && !isKubelet) {
-    throw new ConfigInvalidError(`--config ${path}: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => `"${f}"`).join(', ')}`);
-  }
+  const ignoredFields: string[] = [];
+  const unknownFields: UnknownField[] = [];
+  const misspelt: string[] = [];
   const known: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fields)) if (CONFIG_FIELDS.has(k)) known[k] = v;
-  return { fields: known, ignoredFields: unknown };
+  for (const [field, value] of Object.entries(fields)) {
+    if (CONFIG_FIELDS.has(field)) known[field] = value;
+    else if (isKubelet && KUBELET_CONFIGURATION_FIELDS.has(field)) ignoredFields.push(field);
+    else {
+      const didYouMean = closestName(field, isKubelet ? [...CONFIG_FIELDS, ...KUBELET_CONFIGURATION_FIELDS] : CONFIG_FIELDS);
+      if (!isKubelet || (didYouMean !== undefined && CONFIG_FIELDS.has(didYouMean))) {
+        misspelt.push(`"${field}"${didYouMean === undefined ? '' : ` (did you mean "${didYouMean}"?)`}`);
+      } else unknownFields.push(didYouMean === undefined ? { field } : { field, didYouMean });
+    }
+  }
+  if (misspelt.length > 0) throw new ConfigInvalidError(`--config ${path}: unknown field${misspelt.length > 1 ? 's' : ''} ${misspelt.join(', ')}`);
+  return { fields: known, ignoredFields, unknownFields };
 }

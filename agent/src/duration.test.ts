@@ -21,6 +21,20 @@ describe('parseDuration()', () => {
   });
 });
 
+describe('parseDuration() of a negative duration', () => {
+  it.each(['-5s', '-1m30s', '-.5s'])('refuses %j as negative (it is Go syntax), naming the flag', (text) => {
+    expect(() => parseDuration(text, '--sync-frequency')).toThrow(`--sync-frequency: must not be negative, got "${text}"`);
+  });
+
+  it.each(['-0', '-0s'])('reads %j as 0, as Go does', (text) => {
+    expect(parseDuration(text, '--sync-frequency')).toBe(0);
+  });
+
+  it.each(['-', '--5s', '-+5s', '-5'])('refuses %j as not a duration', (text) => {
+    expect(() => parseDuration(text, '--sync-frequency')).toThrow(`--sync-frequency: invalid duration "${text}"`);
+  });
+});
+
 describe('formatDuration()', () => {
   it.each([[20_000, '20s'], [90_000, '1m30s'], [500, '500ms'], [3_600_000, '1h0m0s'], [60_000, '1m0s'], [0, '0s']])('formats %d ms as %s', (ms, text) => {
     expect(formatDuration(ms)).toBe(text);

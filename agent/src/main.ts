@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { Container } from 'inversify';
 import type { Logger } from 'pino';
 import { ConfigInvalidError, MAX_TIMER_MS, PodConfigError, errorMessage, safeUrl, systemClock, type Clock, type SyncHandler } from '@podconfig/core';
@@ -106,7 +107,9 @@ async function loadCluster(config: AgentConfig, env: NodeJS.ProcessEnv, signal: 
     // The setting's name only: the message names the file or context already.
     const given = [config.kubeconfig === undefined ? undefined : settingName(config, 'kubeconfig'),
       config.context === undefined ? undefined : settingName(config, 'context')].filter((g) => g !== undefined);
-    throw new ConfigInvalidError(given.length === 0 ? err.message : `${given.join(', ')}: ${err.message}`, { cause: err });
+    // A --kubeconfig file that is not there yet (kubeadm join writes kubelet.conf after boot) may come: retryable.
+    const retryable = config.kubeconfig !== undefined && config.kubeconfig !== '' && !existsSync(config.kubeconfig);
+    throw new ConfigInvalidError(given.length === 0 ? err.message : `${given.join(', ')}: ${err.message}`, { cause: err, retryable });
   }
 }
 

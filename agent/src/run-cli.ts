@@ -2,7 +2,8 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { MAX_TIMER_MS, PodConfigError, errorMessage, errorMessageWithCauses, processGroupKillsPending, processGroupKillsSettled } from '@podconfig/core';
 import { parseCommandLine } from './cli.js';
-import { loadConfigFile } from './config-file.js';
+import { loadConfigFile, type ConfigFile } from './config-file.js';
+import { effectiveSettings } from './effective-settings.js';
 import { createRootLogger } from './logger.js';
 import { runAgent } from './main.js';
 import { AgentMetrics } from './metrics.js';
@@ -51,11 +52,10 @@ export async function runCli(argv: readonly string[], o: RunCliOptions): Promise
     return parsed.code === 0 ? 0 : 2;
   }
   let config;
-  let ignoredFields: readonly string[] = [];
+  let file: ConfigFile | undefined;
   try {
     const configFile = parsed.commandLine.configFile;
-    const file = configFile === undefined ? undefined : await loadConfigFile(configFile, o.signal);
-    ignoredFields = file?.ignoredFields ?? [];
+    file = configFile === undefined ? undefined : await loadConfigFile(configFile, o.signal);
     config = resolveConfig(parsed.commandLine.flags, file?.fields ?? {}, { flagNames: parsed.commandLine.flagNames, ...(configFile === undefined ? {} : { configFile }) });
   } catch (err: unknown) {
     // Stopped while the config file (a FIFO) was waited for: a stop, not a bad file. No logger yet.
@@ -69,7 +69,12 @@ export async function runCli(argv: readonly string[], o: RunCliOptions): Promise
   }
   const logger = createRootLogger({ level: config.logLevel, nodeName: config.nodeName });
   o.onLogger?.(logger);
-  if (ignoredFields.length > 0) logger.info({ fields: ignoredFields }, 'ignoring KubeletConfiguration fields podconfig does not use');
+  logger.info({ settings: effectiveSettings(config) }, 'configuration');
+  if (file !== undefined && file.ignoredFields.length > 0) logger.info({ fields: file.ignoredFields }, 'ignoring KubeletConfiguration fields podconfig does not use');
+  if (file !== undefined && file.unknownFields.length > 0) {
+    // A newer kubelet's field, or a typo of one podconfig does not use (a typo of one it uses is an error).
+    logger.warn({ fields: file.unknownFields }, 'ignoring fields KubeletConfiguration v1beta1 does not have (as of Kubernetes 1.36): a newer kubelet\'s, or misspelt');
+  }
 
   const shutdownTimeoutMs = config.shutdownTimeoutMs;
   const onAbort = (): void => {
@@ -102,7 +107,10 @@ export async function runCli(argv: readonly string[], o: RunCliOptions): Promise
       // Found at start-up (a bad kubeconfig, an unknown --context, a handler that cannot load, the status
       // address taken): said as a flag error is, one line on stderr; the stack only at --log-level=debug.
       logger.debug({ err }, 'invalid configuration');
-      return reportInvalid(err);
+      const code = reportInvalid(err);
+      // What may clear by itself (the status port still taken, the kubeconfig not written yet) exits 1, which a
+      // supervisor restarts (the systemd unit does not restart on 2: a bad value stays bad).
+      return err.retryable ? 1 : code;
     }
     logger.fatal({ err }, 'agent failed');
     return 1;

@@ -167,15 +167,17 @@ describe('resolveConfig()', () => {
   });
 
   it.each<[string, unknown, string]>([
-    ['a list entry without ":"', ['a:1', 'nocolon'], ' value 2, entry 1: malformed pair, expected name:value'],
     ['a map with a bad name', { 'Bad Name': ['x'] }, ', header "Bad Name" value 1: the header name is empty or not a valid token'],
     ['a map setting Host', { Host: ['evil.example'] }, ', header "Host" value 1: the header \'Host\' is set by the HTTP client and cannot be configured'],
     ['a map value with CR LF', { 'X-Token': ['ok', 'a\r\nInjected: 1'] }, ', header "X-Token" value 2: the value of header \'X-Token\' contains control characters'],
     // A value of the wrong type is named by its kind, never shown: it may be the token.
     ['a map value that is a mapping', { Authorization: [{ Bearer: 'SECRET' }] }, ', header "Authorization" value 1: must be a string, got a mapping'],
     ['a map value that is a number', { 'X-Token': [1234567] }, ', header "X-Token" value 1: must be a string, got a number'],
-    ['a list entry that is a mapping', [{ 'Authorization:Bearer SECRET': null }], '[0]: must be a string, got a mapping'],
-    ['a number', 1234567, ': must be a string, got a number'],
+    // The kubelet's staticPodURLHeader is a map[string][]string: the flag's "name:value" text is not one, nor a bare value.
+    ['the flag\'s list form', ['a:1', 'b:2'], ': must be a mapping of header names to lists of values (e.g. Authorization: ["Bearer …"]), got a list'],
+    ['a string', 'Authorization:Bearer SECRET', ': must be a mapping of header names to lists of values (e.g. Authorization: ["Bearer …"]), got a string'],
+    ['a number', 1234567, ': must be a mapping of header names to lists of values (e.g. Authorization: ["Bearer …"]), got a number'],
+    ['a map value that is a scalar', { Authorization: 'Bearer SECRET' }, ', header "Authorization": must be a list of values ("Authorization": ["…"]), got a string'],
   ])('rejects staticPodURLHeader with %s at parse time, naming the file and the field', (_, value, rest) => {
     expect(() => resolveConfig({}, { staticPodURLHeader: value }, { configFile: '/etc/c.yaml' }))
       .toThrow(new ConfigInvalidError(`--config /etc/c.yaml: field "staticPodURLHeader"${rest}`));
@@ -193,8 +195,21 @@ describe('resolveConfig()', () => {
     [{ 'log-level': 'loud' }, '--log-level'],
     [{ 'watch-list': 'maybe' }, '--watch-list'],
     [{ 'keep-managed-fields': 'yes' }, '--keep-managed-fields'],
+    // pflag: strconv.ParseBool("") fails; a bool flag alone comes as "true".
+    [{ 'watch-list': '' }, '--watch-list'],
   ])('rejects %j with a message naming %s', (flags, name) => {
     expect(invalid(() => resolveConfig(flags, {}))).toContain(name);
+  });
+
+  it.each<[string, unknown, string]>([
+    ['kubeAPIBurst', '100', 'must be a non-negative integer, got "100"'],
+    ['kubeAPIQPS', '50', 'must be a non-negative number, got "50"'],
+    ['handlerConcurrency', '8', 'must be a positive integer, got "8"'],
+    ['watchList', 'false', 'must be true or false, got "false"'],
+    ['keepManagedFields', '', 'must be true or false, got ""'],
+  ])('takes config-file values as typed, as the kubelet decodes its file: %s given as text (%j) is refused', (field, value, message) => {
+    expect(() => resolveConfig({}, { [field]: value }, { configFile: '/etc/c.yaml' }))
+      .toThrow(new ConfigInvalidError(`--config /etc/c.yaml: field "${field}": ${message}`));
   });
 
   it('names the config-file field in errors', () => {

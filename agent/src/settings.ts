@@ -44,6 +44,11 @@ export interface ParseContext {
    * config file must give a duration string, as the kubelet refuses numbers for `metav1.Duration`.
    */
   readonly durationsInMs: boolean;
+  /**
+   * The value is a flag's text. A config-file (or library) value is typed, as the kubelet decodes its file
+   * into Go types: `kubeAPIBurst: "100"` or `watchList: "false"` is refused, where `--kube-api-burst=100` is text.
+   */
+  readonly fromFlag: boolean;
 }
 
 const str = (raw: unknown, what: string): string => {
@@ -89,9 +94,10 @@ const duration = (opts: { positive?: boolean; zeroIsDefault?: number } = {}) => 
   if (ms === 0 && opts.positive === true) throw new ConfigInvalidError(`${what}: must be greater than 0`);
   return ms;
 };
-const number = (opts: { integer?: boolean; zeroIs?: number }) => (raw: unknown, what: string): number => {
+const number = (opts: { integer?: boolean; zeroIs?: number }) => (raw: unknown, what: string, ctx: ParseContext): number => {
   const kind = `${opts.zeroIs === undefined ? 'positive' : 'non-negative'} ${opts.integer === true ? 'integer' : 'number'}`;
   const wrong = (): string => `${what}: must be a ${kind}, got ${shown(raw)}`;
+  if (!ctx.fromFlag && typeof raw !== 'number') throw new ConfigInvalidError(wrong());
   const written = typeof raw === 'number' ? undefined : text(raw, wrong).trim();
   const n = written === undefined ? (raw as number) : written === '' ? Number.NaN : Number(written);
   if (n === 0 && opts.zeroIs !== undefined) return opts.zeroIs;
@@ -110,12 +116,14 @@ const oneOf = <T extends string>(values: readonly T[]) => (raw: unknown, what: s
   if (!(values as readonly string[]).includes(s)) throw new ConfigInvalidError(wrong());
   return s as T;
 };
-const bool = (raw: unknown, what: string): boolean => {
+const bool = (raw: unknown, what: string, ctx: ParseContext): boolean => {
   if (typeof raw === 'boolean') return raw;
   const wrong = (): string => `${what}: must be true or false, got ${shown(raw)}`;
-  // Go's strconv.ParseBool, as pflag reads a bool flag (1, t, T, TRUE, true, True, and the same for false), in any case.
+  if (!ctx.fromFlag) throw new ConfigInvalidError(wrong());
+  // Go's strconv.ParseBool, as pflag reads a bool flag (1, t, T, TRUE, true, True, and the same for false), in any
+  // case; `--watch-list=` (empty) is an error there too. A bool flag alone comes here as "true".
   const s = text(raw, wrong).toLowerCase();
-  if (s === 'true' || s === 't' || s === '1' || s === '') return true;
+  if (s === 'true' || s === 't' || s === '1') return true;
   if (s === 'false' || s === 'f' || s === '0') return false;
   throw new ConfigInvalidError(wrong());
 };
@@ -162,24 +170,30 @@ function manifestUrl(raw: unknown, what: string): string | undefined {
   return url.href;
 }
 
-function headers(raw: unknown, what: string): [string, string][] {
-  // Flag form: repeatable 'a:hello,b:again'. File form (staticPodURLHeader): map name -> [values], or the flag's strings.
+function headers(raw: unknown, what: string, ctx: ParseContext): [string, string][] {
+  // Flag form: repeatable 'a:hello,b:again'. File form (staticPodURLHeader): the kubelet's map[string][]string,
+  // name -> [values]; anything else there is refused, as the kubelet's decoder refuses it.
   // Checked here, so that a bad header fails at start-up naming the flag, or the file and the field.
-  if (Array.isArray(raw)) return parseManifestUrlHeaders(raw.map((v, i) => secretStr(v, `${what}[${i}]`)), what);
-  if (typeof raw === 'object' && raw !== null) {
-    const out: [string, string][] = [];
-    for (const [name, values] of Object.entries(raw)) {
-      const vs: unknown[] = Array.isArray(values) ? values : [values];
-      vs.forEach((v, i) => {
-        const where = `${what}, header ${JSON.stringify(name)} value ${i + 1}`;
-        const header: [string, string] = [name, secretStr(v, where)];
-        checkHeader(header, where);
-        out.push(header);
-      });
-    }
-    return out;
+  if (ctx.fromFlag) {
+    const flags: unknown[] = Array.isArray(raw) ? raw : [raw];
+    return parseManifestUrlHeaders(flags.map((v, i) => secretStr(v, Array.isArray(raw) ? `${what}[${i}]` : what)), what);
   }
-  return parseManifestUrlHeaders([secretStr(raw, what)], what);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ConfigInvalidError(`${what}: must be a mapping of header names to lists of values (e.g. Authorization: ["Bearer …"]), got ${kindOf(raw)}`);
+  }
+  const out: [string, string][] = [];
+  for (const [name, values] of Object.entries(raw)) {
+    if (!Array.isArray(values)) {
+      throw new ConfigInvalidError(`${what}, header ${JSON.stringify(name)}: must be a list of values (${JSON.stringify(name)}: ["…"]), got ${kindOf(values)}`);
+    }
+    values.forEach((v: unknown, i) => {
+      const where = `${what}, header ${JSON.stringify(name)} value ${i + 1}`;
+      const header: [string, string] = [name, secretStr(v, where)];
+      checkHeader(header, where);
+      out.push(header);
+    });
+  }
+  return out;
 }
 
 /** `NAME[=ARG]` from the CLI, or a config entry: a string, or `{ name, ...options }`. */
@@ -296,7 +310,8 @@ export interface ResolveConfigOptions {
 
 /** Flags (by flag name) override file fields (by field name) override defaults. */
 export function resolveConfig(flags: Readonly<Record<string, unknown>>, file: Readonly<Record<string, unknown>>, o: ResolveConfigOptions = {}): AgentConfig {
-  const ctx: ParseContext = { durationsInMs: o.durationsInMs === true };
+  const ctx: ParseContext = { durationsInMs: o.durationsInMs === true, fromFlag: false };
+  const flagCtx: ParseContext = { ...ctx, fromFlag: true };
   const configFile = o.configFile;
   const fieldLabel = (field: string): string => (configFile === undefined ? `config field "${field}"` : `--config ${configFile}: field "${field}"`);
   const out: Record<string, unknown> = {};
@@ -305,7 +320,7 @@ export function resolveConfig(flags: Readonly<Record<string, unknown>>, file: Re
     const fromFlag = flags[s.flag];
     if (fromFlag !== undefined) {
       const what = `--${o.flagNames?.[s.flag] ?? s.flag}`;
-      out[s.key] = s.parse(fromFlag, what, ctx);
+      out[s.key] = s.parse(fromFlag, what, flagCtx);
       origins[s.key] = what;
     } else if (file[s.field] !== undefined && file[s.field] !== null) {
       const what = fieldLabel(s.field);

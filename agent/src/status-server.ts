@@ -94,9 +94,12 @@ export class StatusServer {
     await new Promise<void>((resolve, reject) => {
       const failed = (err: Error): void => {
         reaper.close();
-        // A taken port is the operator's to fix, like a bad flag value: name the address.
+        // Named like a bad flag value. A port still taken (the instance before this one has not let go of it) or an
+        // address not configured yet at boot may clear: retryable, so that a supervisor restarts the agent.
         const { host, port } = this.#o.address;
-        reject(new ConfigInvalidError(`status server: cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${err.message}`, { cause: err }));
+        const code = (err as NodeJS.ErrnoException).code;
+        const retryable = code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL';
+        reject(new ConfigInvalidError(`status server: cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${err.message}`, { cause: err, retryable }));
       };
       server.once('error', failed);
       server.listen(this.#o.address.port, this.#o.address.host, () => {

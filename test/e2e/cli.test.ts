@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { closeSync, constants, openSync, readSync, readlinkSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
@@ -263,6 +264,54 @@ describe('podconfig-agent command line', () => {
     expect(fatal).toHaveLength(1);
     expect(fatal[0]!.msg).toBe('agent failed');
     expect(fatal[0]!.err.message).toContain('the runtime socket is gone');
+  });
+
+  it('exits 1, which a supervisor restarts, when what a setting names is not there yet: a --kubeconfig not written yet, the status port still taken', async () => {
+    // kubeadm join writes kubelet.conf after the node has booted: the deploy unit restarts on 1, never on 2.
+    const missing = run(['--kubeconfig', join(tmp.path, 'kubelet.conf'), '--status-address', 'off']);
+    expect({ status: missing.status, stderr: missing.stderr }).toEqual({
+      status: 1, stderr: `podconfig-agent: --kubeconfig: kubeconfig ${join(tmp.path, 'kubelet.conf')}: does not exist\n`,
+    });
+    // The same file there but broken is a bad value: 2.
+    await writeFile(join(tmp.path, 'kubelet.conf'), 'clusters: [\n');
+    expect(run(['--kubeconfig', join(tmp.path, 'kubelet.conf'), '--status-address', 'off']).status).toBe(2);
+    // The agent before this one still holds the status port.
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const taken = spawnSync(process.execPath, [AGENT_BIN, '--kubeconfig=', '--status-address', `127.0.0.1:${port}`], { encoding: 'utf8', timeout: 20_000 });
+      expect(taken.status).toBe(1);
+      expect(taken.stderr).toMatch(new RegExp(`^podconfig-agent: status server: cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`));
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
+
+  it('exits 2 for a config file with no settings (a truncated file must not start the agent without its sources), as the kubelet refuses one', async () => {
+    const config = join(tmp.path, 'config.yaml');
+    await writeFile(config, '# emptied by a failed deploy\n');
+    const r = run(['--config', config, '--status-address', 'off']);
+    expect({ status: r.status, stderr: r.stderr }).toEqual({
+      status: 2, stderr: `podconfig-agent: --config ${config}: the file is empty (it holds no settings; leave --config out to run without one)\n`,
+    });
+  });
+
+  it('exits 2 for a KubeletConfiguration field that misspells one podconfig uses, and warns of one the kubelet has not', async () => {
+    const config = join(tmp.path, 'config.yaml');
+    await writeFile(config, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nstaticPodPth: /etc/kubernetes/manifests\n');
+    const r = run(['--config', config, '--status-address', 'off']);
+    expect({ status: r.status, stderr: r.stderr }).toEqual({
+      status: 2, stderr: `podconfig-agent: --config ${config}: unknown field "staticPodPth" (did you mean "staticPodPath"?)\n`,
+    });
+    await writeFile(config, `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nstaticPodPath: ${tmp.path}\ncgroupDriver: systemd\nfutureKubeletField: 1\n`);
+    const a = await AgentProcess.start(['--config', config]);
+    try {
+      const warned = await a.waitForLog((l) => l.msg === 'ignoring fields KubeletConfiguration v1beta1 does not have (as of Kubernetes 1.36): a newer kubelet\'s, or misspelt');
+      expect(warned).toMatchObject({ level: 40, fields: [{ field: 'futureKubeletField' }] });
+    } finally {
+      await a.stopWithin();
+    }
   });
 
   it('starts on a kubeadm-written kubelet config, whose frequencies are 0s (unset)', async () => {

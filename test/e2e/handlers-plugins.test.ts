@@ -204,10 +204,10 @@ describe('podconfig-agent handler plugins', () => {
       expect(output).not.toContain('"level":60');
     });
 
-    it('exits with status 2 and one stderr line naming --kubeconfig for a kubeconfig that does not exist, as for a bad flag', async () => {
+    it('exits with status 1 (retryable: the file may be written yet) and one stderr line naming --kubeconfig for a kubeconfig that does not exist', async () => {
       const missing = join(tmp.path, 'no-such-kubeconfig');
       const { code, stdout, stderr } = await runToExit(['--node-name', NODE, '--kubeconfig', missing], tmp.path);
-      expect(code).toBe(2);
+      expect(code).toBe(1);
       expect(stderr).toBe(`podconfig-agent: --kubeconfig: kubeconfig ${missing}: does not exist\n`);
       expect(stdout).not.toContain('"level":60'); // was a fatal JSON line with a stack trace
       expect(stdout).not.toContain('invalid configuration');
@@ -216,7 +216,7 @@ describe('podconfig-agent handler plugins', () => {
     it('keeps the error with its stack and causes for --log-level=debug, as a JSON log line', async () => {
       const missing = join(tmp.path, 'no-such-kubeconfig');
       const { code, stdout, stderr } = await runToExit(['--node-name', NODE, '--kubeconfig', missing, '--log-level', 'debug'], tmp.path);
-      expect(code).toBe(2);
+      expect(code).toBe(1);
       expect(stderr).toBe(`podconfig-agent: --kubeconfig: kubeconfig ${missing}: does not exist\n`);
       const line = stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { msg: string; level: number; err?: { stack?: string; code?: string } })
         .find((l) => l.msg === 'invalid configuration');
@@ -241,7 +241,7 @@ describe('podconfig-agent handler plugins', () => {
       expect(existsSync(join(tmp.path, 'closed.txt'))).toBe(true);
     });
 
-    it('exits with status 2 (invalid configuration) when the status address is taken, having closed the handlers', async () => {
+    it('exits with status 1 (retryable: the address may be freed) when the status address is taken, having closed the handlers', async () => {
       await writeHolder();
       const taken = createServer();
       await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
@@ -252,7 +252,7 @@ describe('podconfig-agent handler plugins', () => {
         });
         let stderr = '';
         child.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
-        expect(await exitCodeOf(child)).toBe(2);
+        expect(await exitCodeOf(child)).toBe(1);
         expect(stderr).toContain(`status server: cannot listen on 127.0.0.1:${port}`);
         expect(existsSync(join(tmp.path, 'closed.txt'))).toBe(true);
       } finally {

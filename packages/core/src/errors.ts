@@ -60,7 +60,11 @@ export class SourceUnavailableError extends PodConfigError {
 
 /** The agent's configuration (flags, config file, environment) is invalid: exit non-zero. */
 export class ConfigInvalidError extends PodConfigError {
-  constructor(message: string, options: ErrorOptions = {}) {
+  /**
+   * `retryable`: the setting is right but what it names is not there yet (a status port still taken, a
+   * kubeconfig file not yet written): trying again later may succeed, where a bad value never will.
+   */
+  constructor(message: string, options: ErrorOptions & { retryable?: boolean } = {}) {
     super('PODCONFIG_CONFIG_INVALID', message, options);
   }
 }

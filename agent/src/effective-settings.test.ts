@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { effectiveSettings } from './effective-settings.js';
+import { resolveConfig } from './settings.js';
+
+describe(effectiveSettings.name, () => {
+  it('gives every setting by its config-file name, durations as Go writes them, whichever of flags, file or defaults set it', () => {
+    const config = resolveConfig(
+      { 'node-name': 'n1', 'sync-frequency': '90s', 'status-address': '[::1]:10999', handler: ['log', 'state-dir=/var/lib/p'] },
+      { staticPodPath: '/etc/kubernetes/manifests', kubeAPIQPS: 20 },
+      { configFile: '/etc/podconfig/config.yaml' },
+    );
+    expect(effectiveSettings(config)).toEqual({
+      nodeName: 'n1', staticPodPath: '/etc/kubernetes/manifests', fileCheckFrequency: '20s', invalidManifest: 'keep', manifestFilter: 'default',
+      staticPodURL: '', staticPodURLHeader: [], httpCheckFrequency: '20s', httpReady: 'definitive', kubeconfig: '(discovered)',
+      kubeAPIQPS: 20, kubeAPIBurst: 100, watchList: true, keepManagedFields: false, syncFrequency: '1m30s', readiness: 'per-source',
+      handlers: ['log', 'state-dir'], handlerTimeout: '1m0s', handlerConcurrency: 8, statusAddress: '[::1]:10999', logLevel: 'info', shutdownTimeout: '10s',
+    });
+  });
+
+  it('tells no secret: header names without their values, the manifest URL without its credentials and query', () => {
+    const config = resolveConfig({
+      'manifest-url': 'https://user:PASSWORD@h.example/pods?token=QUERYSECRET',
+      'manifest-url-header': ['Authorization:Bearer HEADERSECRET,X-Trace:1', 'Authorization:Bearer OTHER'],
+      kubeconfig: '',
+    }, {});
+    const settings = effectiveSettings(config);
+    expect(settings).toMatchObject({ staticPodURLHeader: ['Authorization', 'X-Trace'], kubeconfig: '' });
+    expect(JSON.stringify(settings)).not.toMatch(/PASSWORD|QUERYSECRET|HEADERSECRET|OTHER|user/);
+  });
+});

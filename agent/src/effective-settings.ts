@@ -1,0 +1,40 @@
+import { formatDuration, safeUrl } from '@podconfig/core';
+import type { AgentConfig } from './agent-config.js';
+
+/**
+ * The settings the agent runs with, whichever of flags, config file and defaults gave them, by their
+ * config-file (KubeletConfiguration) names, for one start-up log line: the kubelet logs its flags the same
+ * way (`FLAG: --sync-frequency="1m0s"`). Nothing secret: header names without values, the manifest URL
+ * without credentials or query, file paths (not contents).
+ */
+export function effectiveSettings(config: AgentConfig): Record<string, unknown> {
+  return {
+    nodeName: config.nodeName,
+    staticPodPath: config.staticPodPath ?? '',
+    fileCheckFrequency: formatDuration(config.fileCheckFrequencyMs),
+    invalidManifest: config.invalidManifest,
+    manifestFilter: config.manifestFilter,
+    ...(config.manifestExtensions === undefined ? {} : { manifestExtensions: config.manifestExtensions }),
+    staticPodURL: config.manifestUrl === undefined ? '' : safeUrl(config.manifestUrl),
+    staticPodURLHeader: [...new Set(config.manifestUrlHeaders.map(([name]) => name))],
+    ...(config.manifestUrlCaFile === undefined ? {} : { staticPodURLCAFile: config.manifestUrlCaFile }),
+    ...(config.manifestUrlClientCertFile === undefined ? {} : { staticPodURLClientCertFile: config.manifestUrlClientCertFile }),
+    httpCheckFrequency: formatDuration(config.httpCheckFrequencyMs),
+    httpReady: config.httpReady,
+    // Unset: found as kubectl finds one (its own line says which); '' on purpose: standalone.
+    kubeconfig: config.kubeconfig ?? '(discovered)',
+    ...(config.context === undefined ? {} : { context: config.context }),
+    kubeAPIQPS: config.kubeApiQps,
+    kubeAPIBurst: config.kubeApiBurst,
+    watchList: config.watchList,
+    keepManagedFields: config.keepManagedFields,
+    syncFrequency: formatDuration(config.syncFrequencyMs),
+    readiness: config.readiness,
+    handlers: config.handlers.map((h) => h.name),
+    handlerTimeout: formatDuration(config.handlerTimeoutMs),
+    handlerConcurrency: config.handlerConcurrency,
+    statusAddress: config.statusAddress === undefined ? 'off' : `${config.statusAddress.host.includes(':') ? `[${config.statusAddress.host}]` : config.statusAddress.host}:${config.statusAddress.port}`,
+    logLevel: config.logLevel,
+    shutdownTimeout: formatDuration(config.shutdownTimeoutMs),
+  };
+}
