@@ -15,6 +15,11 @@ export function tlsConnect(options: Tls.ConnectionOptions): Tls.TLSSocket {
   return (require('node:tls') as typeof Tls).connect(options);
 }
 
+/** Node.js's own `tls.checkServerIdentity`, loading `node:tls` on the first check. */
+export function nodeCheckServerIdentity(hostname: string, cert: Tls.PeerCertificate): Error | undefined {
+  return (require('node:tls') as typeof Tls).checkServerIdentity(hostname, cert);
+}
+
 /** `child_process.spawn` with stdio pipes, loading `node:child_process` on the first command. */
 export function spawnPiped(
   command: string,

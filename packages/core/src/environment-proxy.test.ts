@@ -11,6 +11,7 @@ describe(EnvironmentProxy.name, () => {
     ['a bare name as http', { HTTP_PROXY: 'cache.corp.example.com' }, 'http://example.com', 'http://cache.corp.example.com/'],
     ['an https proxy', { HTTP_PROXY: 'https://cache.corp.example.com' }, 'http://example.com', 'https://cache.corp.example.com/'],
     ['a socks5 proxy', { HTTPS_PROXY: 'socks5://10.1.1.1' }, 'https://example.com', 'socks5://10.1.1.1'],
+    ['a socks5h proxy, as Go takes it', { HTTP_PROXY: 'socks5h://user:pw@proxy.tld:1080' }, 'http://example.com', 'socks5h://user:pw@proxy.tld:1080'],
     ['HTTP_PROXY for http only', { HTTP_PROXY: 'http.proxy.tld', HTTPS_PROXY: 'secure.proxy.tld' }, 'http://insecure.tld/', 'http://http.proxy.tld/'],
     ['HTTPS_PROXY for https', { HTTP_PROXY: 'http.proxy.tld', HTTPS_PROXY: 'secure.proxy.tld' }, 'https://secure.tld/', 'http://secure.proxy.tld/'],
     ['no HTTPS_PROXY: https goes direct', { HTTP_PROXY: 'http.proxy.tld' }, 'https://secure.tld/', undefined],
@@ -79,12 +80,35 @@ describe(EnvironmentProxy.name, () => {
   });
 
   it('refuses userinfo with a malformed percent escape, without quoting it', () => {
-    expect(() => new EnvironmentProxy({ HTTP_PROXY: 'http://u:%zz@proxy.tld' })).toThrow(new ConfigInvalidError(
+    expect(() => proxyFor({ HTTP_PROXY: 'http://u:%zz@proxy.tld' }, 'http://example.com/')).toThrow(new ConfigInvalidError(
       'HTTP_PROXY: its user:password has a malformed percent escape or is not UTF-8'));
   });
 
-  it.each(['ftp://proxy.tld', 'http://', '::'])('refuses %j as a configuration error naming the variable, not the value', (value) => {
-    expect(() => new EnvironmentProxy({ HTTPS_PROXY: value })).toThrow(new ConfigInvalidError(
-      'HTTPS_PROXY: not a proxy URL (http://host:port, https://host:port or socks5://host:port, or host:port)'));
+  it.each(['ftp://proxy.tld', 'http://', '::', 'socks4://proxy.tld'])('refuses %j as a configuration error naming the variable, not the value', (value) => {
+    expect(() => proxyFor({ HTTPS_PROXY: value }, 'https://example.com/')).toThrow(new ConfigInvalidError(
+      'HTTPS_PROXY: not a proxy URL (http://host:port, https://host:port, socks5://host:port or socks5h://host:port, or host:port)'));
+  });
+
+  it('reads a proxy variable only for a target that would use it, as Go does: an unusable value elsewhere stops nothing', () => {
+    const bad = 'ftp://user:secret@proxy.tld';
+    // Taking the environment never throws.
+    const proxies = new EnvironmentProxy({ HTTP_PROXY: bad, https_proxy: bad, NO_PROXY: 'internal.tld' });
+    expect(proxies.proxyFor(new URL('https://localhost:6443/'))).toBeUndefined(); // loopback
+    expect(proxies.proxyFor(new URL('https://127.0.0.1:6443/'))).toBeUndefined();
+    expect(proxies.proxyFor(new URL('http://api.internal.tld/'))).toBeUndefined(); // NO_PROXY
+    expect(proxyFor({ HTTPS_PROXY: bad, NO_PROXY: '*' }, 'https://anything.tld/')).toBeUndefined();
+    expect(proxyFor({ HTTP_PROXY: bad }, 'https://kube.tld/')).toBeUndefined(); // HTTP_PROXY is never read for https
+    expect(proxyFor({ HTTPS_PROXY: bad }, 'http://manifests.tld/')).toBeUndefined(); // nor HTTPS_PROXY for http
+    // Where it would be used, it is an error naming the variable, never its credentials.
+    expect(() => proxies.proxyFor(new URL('http://example.com/'))).toThrow(/^HTTP_PROXY: not a proxy URL/);
+    expect(() => proxies.proxyFor(new URL('https://example.com/'))).toThrow(/^https_proxy: not a proxy URL/);
+    expect(() => proxies.proxyFor(new URL('https://example.com/'))).not.toThrow(/secret/);
+  });
+
+  it('reads each variable once: every target it is used for gets the same proxy', () => {
+    const proxies = new EnvironmentProxy({ HTTPS_PROXY: 'proxy.tld:3128' });
+    const first = proxies.proxyFor(new URL('https://a.tld/'));
+    expect(first?.url.href).toBe('http://proxy.tld:3128/');
+    expect(proxies.proxyFor(new URL('https://b.tld/'))).toBe(first);
   });
 });

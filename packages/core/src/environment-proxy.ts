@@ -3,8 +3,21 @@ import { domainToASCII } from 'node:url';
 import { ConfigInvalidError } from './errors.js';
 
 /** The default port of each scheme a target or proxy URL may have, as Go's `canonicalAddr` fills it in. */
-const DEFAULT_PORTS: Readonly<Record<string, string>> = { 'http:': '80', 'https:': '443', 'socks5:': '1080' };
-const PROXY_SCHEMES = new Set(['http:', 'https:', 'socks5:']);
+const DEFAULT_PORTS: Readonly<Record<string, string>> = { 'http:': '80', 'https:': '443', 'socks5:': '1080', 'socks5h:': '1080' };
+/** Go's `parseProxy` schemes; `socks5h` is `socks5` to Go's transport (the proxy resolves the name either way). */
+const PROXY_SCHEMES = new Set(['http:', 'https:', 'socks5:', 'socks5h:']);
+
+/** A proxy variable as set, its value not yet read as a URL. */
+interface ProxyVariable {
+  readonly variable: string;
+  readonly value: string;
+}
+
+/** What {@link EnvironmentProxy.proxyFor} returns: the proxy, and the variable it came from. */
+interface ProxyFromVariable {
+  readonly url: URL;
+  readonly variable: string;
+}
 
 interface NoProxyEntry {
   /** An IP address (canonical form), or a domain suffix with its leading dot. */
@@ -20,35 +33,46 @@ interface NoProxyEntry {
  * The proxy settings of an environment, read as Go's `net/http` reads them (`http.ProxyFromEnvironment`, the
  * rules of golang.org/x/net/http/httpproxy), which is what the kubelet and client-go do when nothing else names a
  * proxy: `HTTPS_PROXY` for `https:` URLs, `HTTP_PROXY` for `http:` ones (each also lowercase; the uppercase one
- * wins), a value without a scheme taken as `http://host:port`; never for `localhost` or a loopback address;
- * `NO_PROXY` a comma-separated list of IP addresses, CIDR ranges, domain names (`foo.com` matches it and its
- * subdomains, `.foo.com` and `*.foo.com` only subdomains), each optionally with `:port`, or `*` for none at all.
+ * wins), a value without a scheme taken as `http://host:port`, `socks5h://` as `socks5://`; never for `localhost`
+ * or a loopback address; `NO_PROXY` a comma-separated list of IP addresses, CIDR ranges, domain names (`foo.com`
+ * matches it and its subdomains, `.foo.com` and `*.foo.com` only subdomains), each optionally with `:port`, or `*`
+ * for none at all.
  *
- * Unlike Go, which ignores a proxy value it cannot parse (and sends the requests direct), an unusable
- * value is a configuration error naming the variable: a proxy that is silently bypassed is worse than one
- * that stops the agent.
+ * A proxy variable is read as a URL only when a request would use it, as Go reads it: `HTTP_PROXY` never for an
+ * https target, `HTTPS_PROXY` never for an http one, neither for a target that `NO_PROXY` or loopback sends direct.
+ * So a stray value in a variable podconfig does not use cannot stop it. Unlike Go, which ignores a value it cannot
+ * parse (and sends the requests direct), a used value that is unusable is a configuration error naming the
+ * variable: a proxy that is silently bypassed is worse than one that stops the agent.
  */
 export class EnvironmentProxy {
-  readonly #httpProxy: { readonly url: URL; readonly variable: string } | undefined;
-  readonly #httpsProxy: { readonly url: URL; readonly variable: string } | undefined;
+  readonly #httpProxy: ProxyVariable | undefined;
+  readonly #httpsProxy: ProxyVariable | undefined;
+  /** Each variable's URL once read: every call for it returns the same one. */
+  readonly #parsed = new Map<ProxyVariable, ProxyFromVariable>();
   readonly #noProxy: readonly NoProxyEntry[] | 'all';
   readonly #noProxyRanges = new BlockList();
 
-  /** Reads `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` (or their lowercase forms) from `env` once. */
+  /** Takes `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` (or their lowercase forms) from `env` once; never throws. */
   constructor(env: NodeJS.ProcessEnv = process.env) {
-    this.#httpProxy = proxyVariable(env, 'HTTP_PROXY');
-    this.#httpsProxy = proxyVariable(env, 'HTTPS_PROXY');
+    this.#httpProxy = firstSet(env, 'HTTP_PROXY');
+    this.#httpsProxy = firstSet(env, 'HTTPS_PROXY');
     this.#noProxy = this.#parseNoProxy(firstSet(env, 'NO_PROXY')?.value ?? '');
   }
 
   /**
    * The proxy for a request to `target`, or `undefined` to connect directly. The proxy URL may carry
-   * userinfo (its credentials): quote it only through `safeUrl()`. `variable` names where it came from.
+   * userinfo (its credentials): quote it only through `safeUrl()`. `variable` names where it came from. Throws
+   * `ConfigInvalidError` naming the variable (never quoting it) when the one `target` would use is not a proxy URL.
    */
-  proxyFor(target: URL): { readonly url: URL; readonly variable: string } | undefined {
+  proxyFor(target: URL): ProxyFromVariable | undefined {
     const proxy = target.protocol === 'https:' ? this.#httpsProxy : target.protocol === 'http:' ? this.#httpProxy : undefined;
     if (proxy === undefined || !this.#useProxy(target)) return undefined;
-    return proxy;
+    let parsed = this.#parsed.get(proxy);
+    if (parsed === undefined) {
+      parsed = { url: proxyUrl(proxy), variable: proxy.variable };
+      this.#parsed.set(proxy, parsed);
+    }
+    return parsed;
   }
 
   #useProxy(target: URL): boolean {
@@ -107,7 +131,7 @@ export class EnvironmentProxy {
   }
 }
 
-function firstSet(env: NodeJS.ProcessEnv, name: string): { readonly variable: string; readonly value: string } | undefined {
+function firstSet(env: NodeJS.ProcessEnv, name: string): ProxyVariable | undefined {
   for (const variable of [name, name.toLowerCase()]) {
     const value = env[variable];
     if (value !== undefined && value !== '') return { variable, value };
@@ -115,13 +139,13 @@ function firstSet(env: NodeJS.ProcessEnv, name: string): { readonly variable: st
   return undefined;
 }
 
-function proxyVariable(env: NodeJS.ProcessEnv, name: string): { readonly url: URL; readonly variable: string } | undefined {
-  const set = firstSet(env, name);
-  if (set === undefined) return undefined;
+function proxyUrl(set: ProxyVariable): URL {
   const url = parseProxy(set.value);
   // Never quote the value: it may hold the proxy's password.
   if (url === undefined) {
-    throw new ConfigInvalidError(`${set.variable}: not a proxy URL (http://host:port, https://host:port or socks5://host:port, or host:port)`);
+    throw new ConfigInvalidError(
+      `${set.variable}: not a proxy URL (http://host:port, https://host:port, socks5://host:port or socks5h://host:port, or host:port)`,
+    );
   }
   try {
     // The proxy connectors decode the userinfo at each connection: a bad escape is refused here, once.
@@ -130,7 +154,7 @@ function proxyVariable(env: NodeJS.ProcessEnv, name: string): { readonly url: UR
   } catch {
     throw new ConfigInvalidError(`${set.variable}: its user:password has a malformed percent escape or is not UTF-8`);
   }
-  return { url, variable: set.variable };
+  return url;
 }
 
 /**

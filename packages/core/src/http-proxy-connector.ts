@@ -1,6 +1,7 @@
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import { tlsConnect } from './builtins-on-first-use.js';
+import { withGoServerVerification } from './go-server-verification.js';
 
 /** What an HTTP client's connector is asked for (undici's `connect` option's first argument, structurally). */
 export interface ConnectTarget {
@@ -20,7 +21,8 @@ export type SocketConnector = (target: ConnectTarget, callback: ConnectCallback)
 export interface HttpProxyConnectorOptions {
   /**
    * TLS towards an `https:` origin through the tunnel: CA, client certificate, `servername` (SNI and the name
-   * checked); towards an `https:` proxy as well (with the proxy's name), as Go's transport does.
+   * checked); towards an `https:` proxy as well (with the proxy's name), as Go's transport does. Either server is
+   * verified as Go verifies it (core's `withGoServerVerification`: no Common Name fallback, every CA an anchor).
    */
   readonly tls?: ConnectionOptions;
   /** Reaching the proxy, the CONNECT exchange and the origin's TLS handshake together. Default 10 s (undici's connect timeout). */
@@ -44,7 +46,7 @@ const MAX_RESPONSE_HEAD = 64 * 1024;
 function connectToProxy(proxy: URL, tls: ConnectionOptions = {}): Socket {
   const host = bare(proxy.hostname);
   if (proxy.protocol === 'https:') {
-    const options: ConnectionOptions = { ...tls, host, port: Number(proxy.port) || 443, ALPNProtocols: ['http/1.1'] };
+    const options: ConnectionOptions = { ...withGoServerVerification(tls), host, port: Number(proxy.port) || 443, ALPNProtocols: ['http/1.1'] };
     if (isIP(host) === 0) options.servername = host;
     else delete options.servername;
     return tlsConnect(options);
@@ -145,7 +147,7 @@ export function httpProxyConnector(proxy: URL, options: HttpProxyConnectorOption
 
 /** TLS over the tunnel; the certificate is checked against `servername`, else `host` (an IP address as one). */
 function secure(raw: Socket, host: string, tls: ConnectionOptions, fail: (err: Error) => void, done: (socket: Socket) => void): void {
-  const options: ConnectionOptions = { ...tls, socket: raw, host };
+  const options: ConnectionOptions = { ...withGoServerVerification(tls), socket: raw, host };
   const serverName = tls.servername ?? (isIP(host) === 0 ? host : undefined);
   if (serverName === undefined) delete options.servername;
   else options.servername = serverName;

@@ -37,7 +37,8 @@ export {
   HttpProxyError, basicAuthFromUserinfo, httpProxyConnector, proxySocketConnector,
   type ConnectCallback, type ConnectTarget, type HttpProxyConnectorOptions, type SocketConnector,
 } from './http-proxy-connector.js';
-export { Socks5Error, socks5Connector, type Socks5ConnectorOptions, type Socks5SocketConnector } from './socks5-connector.js';
+export { Socks5Error, isSocks5Proxy, socks5Connector, type Socks5ConnectorOptions, type Socks5SocketConnector } from './socks5-connector.js';
+export { LegacyCommonNameError, checkServerIdentity, withGoServerVerification } from './go-server-verification.js';
 export { toAbsoluteForm, type AbsoluteFormRequest } from './absolute-form.js';
 export { FileTooLargeError, MAX_CONFIG_FILE_BYTES, fileReadProblem, readBoundedFile, type ReadBoundedFileOptions } from './read-bounded-file.js';
 export { runCommand, type CommandResult, type RunCommandOptions } from './run-command.js';

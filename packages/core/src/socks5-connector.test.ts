@@ -1,9 +1,11 @@
 import { once } from 'node:events';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
-import { BlackholeServer, Socks5Proxy } from '@podconfig/testing';
+import { createServer as createTlsServer } from 'node:tls';
+import { BlackholeServer, Socks5Proxy, createTestPki, issueTestCertificate } from '@podconfig/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LegacyCommonNameError } from './go-server-verification.js';
 import type { ConnectTarget } from './http-proxy-connector.js';
-import { socks5Connector } from './socks5-connector.js';
+import { isSocks5Proxy, socks5Connector } from './socks5-connector.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -71,5 +73,33 @@ describe('socks5Connector', () => {
     const { err } = await outcome;
     expect(err).toMatchObject({ code: 'ERR_SOCKS5', message: `SOCKS5 proxy ${proxyUrl.host}: handshake timed out` });
     await blackhole.allClosed();
+  });
+
+  it('refuses a server certificate that names its host only in the Common Name through the tunnel, as Go does; a socks5h URL tunnels as socks5', async () => {
+    const pki = await createTestPki({ hosts: ['kube.test'] });
+    const commonNameOnly = await issueTestCertificate(pki.ca, { commonName: 'kube.test' });
+    const handshake = async (cert: string, key: string, scheme: string): Promise<Outcome> => {
+      const server = createTlsServer({ cert, key }, (socket) => socket.end());
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+      const proxy = await Socks5Proxy.listen({ forwardTo: (server.address() as AddressInfo).port });
+      cleanups.push(() => proxy.close());
+      const url = new URL(proxy.url().href.replace('socks5:', scheme));
+      const { outcome } = connectThrough(url, { hostname: 'kube.test', protocol: 'https:', port: '' }, { tls: { ca: pki.ca.cert } });
+      const result = await outcome;
+      result.socket?.destroy();
+      expect(proxy.tunnels).toEqual([{ auth: undefined, target: 'kube.test:443' }]); // the proxy resolves the name
+      return result;
+    };
+    expect((await handshake(commonNameOnly.cert, commonNameOnly.key, 'socks5:')).err).toBeInstanceOf(LegacyCommonNameError);
+    expect((await handshake(pki.server.cert, pki.server.key, 'socks5:')).err).toBeNull();
+    expect((await handshake(pki.server.cert, pki.server.key, 'socks5h:')).err).toBeNull();
+  });
+});
+
+describe('isSocks5Proxy', () => {
+  it('takes socks5 and socks5h, as Go does', () => {
+    expect(['socks5://p:1080', 'socks5h://p:1080', 'http://p:3128', 'socks4://p'].map((u) => isSocks5Proxy(new URL(u)))).toEqual([true, true, false, false]);
   });
 });

@@ -3,6 +3,7 @@ import type { ConnectionOptions } from 'node:tls';
 import type * as Socks from 'socks';
 import type { ConnectCallback, ConnectTarget } from './http-proxy-connector.js';
 import { tlsConnect } from './builtins-on-first-use.js';
+import { withGoServerVerification } from './go-server-verification.js';
 
 /**
  * The `socks` package, loaded on first use: it takes ~25 ms to import, which every process that imports core (a
@@ -15,7 +16,10 @@ const loadSocks = (): Promise<typeof Socks> => (socksModule ??= import('socks'))
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 export interface Socks5ConnectorOptions {
-  /** TLS towards an `https:` origin through the tunnel: CA, client certificate, `servername` (SNI and the name checked). */
+  /**
+   * TLS towards an `https:` origin through the tunnel: CA, client certificate, `servername` (SNI and the name
+   * checked); the server verified as Go verifies it (core's `withGoServerVerification`).
+   */
   readonly tls?: ConnectionOptions;
   /** Reaching the proxy, the SOCKS5 handshake and the origin's TLS handshake together. Default 10 s. */
   readonly timeoutMs?: number;
@@ -24,6 +28,15 @@ export interface Socks5ConnectorOptions {
 /** A SOCKS5 failure: `code` `ERR_SOCKS5`, a message that names the proxy by host only (never its credentials). */
 export class Socks5Error extends Error {
   readonly code = 'ERR_SOCKS5';
+}
+
+/**
+ * A proxy URL for {@link socks5Connector}: `socks5:` or `socks5h:`. Go's transport takes both and hands the origin's
+ * host name to the proxy for either; so does this connector, so the `h` ("the proxy resolves the name", as curl
+ * reads it) changes nothing.
+ */
+export function isSocks5Proxy(proxy: URL): boolean {
+  return proxy.protocol === 'socks5:' || proxy.protocol === 'socks5h:';
 }
 
 /**
@@ -41,7 +54,7 @@ export type Socks5SocketConnector = (target: ConnectTarget, callback: ConnectCal
  * host name, and none for an IP address (RFC 6066; the certificate is still checked against the IP).
  */
 export function socks5Connector(proxy: URL, options: Socks5ConnectorOptions = {}): Socks5SocketConnector {
-  const tls = options.tls ?? {};
+  const tls = withGoServerVerification(options.tls ?? {});
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const userId = decodeURIComponent(proxy.username);
   const password = decodeURIComponent(proxy.password);

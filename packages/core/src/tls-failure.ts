@@ -1,3 +1,5 @@
+import { LegacyCommonNameError } from './go-server-verification.js';
+
 /** OpenSSL's certificate verification results, as Node.js reports them in `err.code`. */
 const VERIFY_CODES: ReadonlySet<string> = new Set([
   'UNABLE_TO_GET_ISSUER_CERT',
@@ -41,7 +43,8 @@ export interface TlsFailure {
   readonly code: string;
   /**
    * Node.js's message; for a name the certificate does not hold, Go's words instead (`certificate is valid for
-   * 127.0.0.1, not localhost`), which name every name it holds (Node.js names only one).
+   * 127.0.0.1, not localhost`), which name every name it holds (Node.js names only one), or for a certificate that
+   * names its host in the Common Name only, `certificate relies on legacy Common Name field …, use SANs instead …`.
    */
   readonly reason: string;
   /** The chain leads to no trusted CA: where an operator looks first is which CAs were trusted. */
@@ -64,17 +67,19 @@ export function tlsFailure(err: unknown): TlsFailure | undefined {
   return undefined;
 }
 
-/** `certificate is valid for a, b, not host` from Node.js's error, which carries the host and the certificate. */
+/**
+ * `certificate is valid for a, b, not host` from Node.js's error, which carries the host and the certificate; a
+ * certificate refused for naming its host only in the Common Name (core's `checkServerIdentity`) keeps its reason.
+ */
 function nameMismatch(err: Error): string | undefined {
-  const { host, cert } = err as { host?: unknown; cert?: { subjectaltname?: unknown; subject?: { CN?: unknown } } };
+  if (err instanceof LegacyCommonNameError) return err.reason;
+  const { host, cert } = err as { host?: unknown; cert?: { subjectaltname?: unknown } };
   if (typeof host !== 'string') return undefined;
   const alt = cert?.subjectaltname;
-  // `DNS:a.example, IP Address:127.0.0.1`: the names without their types. Without any, Node.js checks a DNS name
-  // against the subject's common name.
+  // `DNS:a.example, IP Address:127.0.0.1`: the names without their types. The subject's Common Name is no name a
+  // host is checked against (Go since 1.15, core's checkServerIdentity): never listed.
   const names = typeof alt === 'string' ? alt.split(',').map((n) => n.trim().replace(/^[^:]*:/, '')).filter((n) => n !== '') : [];
-  const cn = cert?.subject?.CN;
-  if (names.length === 0 && typeof cn === 'string') names.push(cn);
-  return names.length > 0 ? `certificate is valid for ${names.join(', ')}, not ${host}` : `certificate names no host, not ${host}`;
+  return names.length > 0 ? `certificate is valid for ${names.join(', ')}, not ${host}` : `certificate is not valid for any names, but wanted to match ${host}`;
 }
 
 /** How the process was started, as far as its default CAs go. */

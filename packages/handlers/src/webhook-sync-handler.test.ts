@@ -6,7 +6,7 @@ import { inspect } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
 import { PodConfigError } from '@podconfig/core';
-import { BlackholeServer, createTestPki, makePod, type PemPair } from '@podconfig/testing';
+import { BlackholeServer, createTestPki, issueTestCertificate, makePod, type PemPair } from '@podconfig/testing';
 import { WEBHOOK_DEFAULT_TIMEOUT_MS, WebhookSyncHandler, type WebhookSyncHandlerOptions } from './webhook-sync-handler.js';
 
 interface Received {
@@ -285,8 +285,36 @@ describe(WebhookSyncHandler.name, () => {
       const other = await createTestPki({ caName: 'some other CA' });
       await expect(webhook({ url: new URL(`${server.origin}/hook`), ca: other.ca.cert, caSource: '/etc/hook-ca.pem' })
         .syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal)).rejects.toMatchObject({
-        code: 'PODCONFIG_TLS', message: expect.stringMatching(/^webhook .*: TLS verification failed for create of pod .*: UNABLE_TO_VERIFY_LEAF_SIGNATURE: .* \(trusted: the CA of \/etc\/hook-ca\.pem\)$/),
+        // With every CA an anchor (allowPartialTrustChain), OpenSSL says it found no issuer among them.
+        code: 'PODCONFIG_TLS', message: expect.stringMatching(/^webhook .*: TLS verification failed for create of pod .*: UNABLE_TO_GET_ISSUER_CERT_LOCALLY: .* \(trusted: the CA of \/etc\/hook-ca\.pem\)$/),
       });
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('refuses a server certificate that names its host only in the Common Name, as Go does', async () => {
+      const pki = await createTestPki();
+      const commonNameOnly = await issueTestCertificate(pki.ca, { commonName: 'localhost' });
+      const server = await serve(status(200), commonNameOnly);
+      const url = new URL(`https://localhost:${new URL(server.origin).port}/hook`);
+      await expect(webhook({ url, ca: pki.ca.cert }).syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal)).rejects.toMatchObject({
+        code: 'PODCONFIG_TLS',
+        message: expect.stringMatching(
+          /: ERR_TLS_CERT_ALTNAME_INVALID: certificate relies on legacy Common Name field \(CN localhost\), use SANs instead: it has no subjectAltName to match localhost$/,
+        ),
+      });
+      expect(server.requests).toHaveLength(0);
+      const sans = await serve(status(200), pki.server);
+      await webhook({ url: new URL(`https://localhost:${new URL(sans.origin).port}/hook`), ca: pki.ca.cert })
+        .syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal);
+      expect(sans.requests).toHaveLength(1);
+    });
+
+    it('trusts a caFile that is an intermediate CA, as Go does', async () => {
+      const pki = await createTestPki();
+      const intermediate = await issueTestCertificate(pki.ca, { commonName: 'podconfig test intermediate CA', role: 'ca' });
+      const leaf = await issueTestCertificate(intermediate, { commonName: '127.0.0.1', hosts: ['127.0.0.1'] });
+      const server = await serve(status(200), { cert: leaf.cert + intermediate.cert, key: leaf.key });
+      await webhook({ url: new URL(`${server.origin}/hook`), ca: intermediate.cert }).syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal);
       expect(server.requests).toHaveLength(1);
     });
   });

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { Agent, buildConnector, request } from 'undici';
 import {
-  ConnectingSockets, linked, PodConfigError, raceSignal, safeUrl, tlsFailure, tlsFailureText, trustedCas,
+  ConnectingSockets, linked, PodConfigError, raceSignal, safeUrl, tlsFailure, tlsFailureText, trustedCas, withGoServerVerification,
   type ClosableHandler, type KillPodRequest, type Pod, type SyncHandler, type SyncPodRequest,
 } from '@podconfig/core';
 import { componentLogger } from './component-logger.js';
@@ -14,7 +14,7 @@ export interface WebhookSyncHandlerOptions {
   readonly url: URL;
   /** Sent with every request, in this order; a name may repeat. Never logged. */
   readonly headers?: readonly (readonly [string, string])[];
-  /** PEM CA certificates to verify the server with, instead of the system roots. */
+  /** PEM CA certificates to verify the server with, instead of the system roots; each a trust anchor (an intermediate too, as in Go). */
   readonly ca?: string;
   /** Where `ca` came from (the `caFile` option's path), named in a TLS error whose chain leads to no trusted CA. */
   readonly caSource?: string;
@@ -100,7 +100,8 @@ export class WebhookSyncHandler implements SyncHandler, ClosableHandler {
     this.#headers = headers;
     this.#timeoutMs = timeoutMs;
     this.#trusted = trustedCas(options.ca === undefined ? undefined : (options.caSource ?? 'the ca option'));
-    const connector = buildConnector({ timeout: this.#timeoutMs, ...(options.ca === undefined ? {} : { ca: options.ca }) });
+    // Verified as Go verifies a server (core's withGoServerVerification): no Common Name fallback, every CA an anchor.
+    const connector = buildConnector({ timeout: this.#timeoutMs, ...withGoServerVerification(options.ca === undefined ? {} : { ca: options.ca }) });
     this.#agent = new Agent({
       headersTimeout: this.#timeoutMs,
       bodyTimeout: this.#timeoutMs,

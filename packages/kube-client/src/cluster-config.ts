@@ -12,7 +12,7 @@ export interface ClusterConfig {
   readonly auth: ClusterAuth;
   /** Impersonation headers (kubeconfig `as`, `as-uid`, `as-groups`, `as-user-extra`). */
   readonly impersonate?: Impersonation;
-  /** Kubeconfig `proxy-url` (`http`, `https` or `socks5`). */
+  /** Kubeconfig `proxy-url` (`http`, `https` or `socks5`), else the environment's proxy (`socks5h` too, taken as `socks5`). */
   readonly proxyUrl?: URL;
   /** `kubeconfig:<file>#<context>` or `in-cluster`. */
   readonly source: string;
@@ -23,7 +23,10 @@ export interface ClusterConfig {
 }
 
 export interface ClusterTls {
-  /** PEM bundle of the CAs to trust. Absent: Node's default roots. */
+  /**
+   * PEM bundle of the CAs to trust, each a trust anchor (an intermediate CA too, as in Go), the certificates that
+   * parse (as Go's `AppendCertsFromPEM` skips the others). Absent: Node's default roots.
+   */
   readonly ca?: string;
   /** Kubeconfig `insecure-skip-tls-verify`: no certificate verification at all (logged as a warning). */
   readonly insecureSkipVerify: boolean;
@@ -51,7 +54,10 @@ export type ClusterAuth =
 
 /** A kubeconfig `exec` credential plugin (client.authentication.k8s.io v1 or v1beta1). */
 export interface ExecPluginConfig {
-  /** A name looked up in `PATH`, or an absolute path (relative ones were resolved against the kubeconfig). */
+  /**
+   * A name looked up in the agent's `PATH` at each run (as Go's `exec.Command` does, not in `env`'s), or an absolute
+   * path (relative ones were resolved against the kubeconfig).
+   */
   readonly command: string;
   readonly args: readonly string[];
   /** Added to the agent's environment when the plugin runs. */

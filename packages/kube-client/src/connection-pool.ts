@@ -1,4 +1,7 @@
-import { ConnectingSockets, basicAuthFromUserinfo, httpProxyConnector, proxySocketConnector, socks5Connector, toAbsoluteForm } from '@podconfig/core';
+import {
+  ConnectingSockets, basicAuthFromUserinfo, httpProxyConnector, isSocks5Proxy, proxySocketConnector, socks5Connector, toAbsoluteForm,
+  withGoServerVerification,
+} from '@podconfig/core';
 import type { Logger } from 'pino';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { ClusterConfig } from './cluster-config.js';
@@ -13,8 +16,9 @@ export interface ConnectionPoolOptions {
 /**
  * One keep-alive pool per cluster (an undici `Agent`; for an http(s) `proxy-url` with core's `httpProxyConnector`,
  * for a socks5 one with {@link socks5Connector}) with
- * the cluster's TLS settings: its CA only (not the system roots) when it has one,
- * `tls-server-name` as SNI and for the hostname check, no verification at all only for
+ * the cluster's TLS settings: its CA only (not the system roots) when it has one, every certificate in it a trust
+ * anchor, `tls-server-name` as SNI and for the hostname check, which as in Go reads the subjectAltName only, never
+ * the Common Name (core's `withGoServerVerification`), no verification at all only for
  * `insecure-skip-tls-verify`. undici takes client certificates per pool, so a new certificate
  * (rotated files, exec plugin) gets a new pool; the old one finishes its requests and closes
  * (client-go closes the old connections too).
@@ -60,14 +64,14 @@ export class ConnectionPool {
 
   #create(identity: TlsIdentity | undefined): Dispatcher {
     const { tls, proxyUrl } = this.#o.config;
-    const options = {
+    const options = withGoServerVerification({
       ...(tls.ca === undefined ? {} : { ca: tls.ca }),
       rejectUnauthorized: !tls.insecureSkipVerify,
       ...(tls.serverName === undefined ? {} : { servername: tls.serverName }),
       ...(identity === undefined ? {} : { cert: identity.cert, key: identity.key.reveal() }),
-    };
+    });
     // undici's SOCKS5 agent sends an IP address as SNI (RFC 6066 forbids it): ours sends host names only.
-    if (proxyUrl?.protocol === 'socks5:') return new Agent({ connect: this.#connecting.wrap(socks5Connector(proxyUrl, { tls: options })) });
+    if (proxyUrl !== undefined && isSocks5Proxy(proxyUrl)) return new Agent({ connect: this.#connecting.wrap(socks5Connector(proxyUrl, { tls: options })) });
     // Our CONNECT, not undici's ProxyAgent: one deadline for the proxy and TLS handshakes (its CONNECT waited up to
     // 300 s on a proxy that never answers), Proxy-Authorization for a user alone too, and a pending connect that
     // close() ends.

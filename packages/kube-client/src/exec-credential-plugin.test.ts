@@ -1,10 +1,10 @@
-import { chmod, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { delimiter, join } from 'node:path';
 import { inspect } from 'node:util';
 import { PodConfigError } from '@podconfig/core';
 import { createTestPki, InstantClock, processRunning, tempDir } from '@podconfig/testing';
 import { pino } from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ExecApiVersion, ExecPluginConfig } from './cluster-config.js';
 import { ExecCredentialPlugin } from './exec-credential-plugin.js';
 
@@ -42,6 +42,7 @@ beforeEach(async () => {
   await chmod(command, 0o755);
 });
 afterEach(async () => {
+  vi.unstubAllEnvs();
   await dir.cleanup();
 });
 
@@ -107,6 +108,11 @@ describe(ExecCredentialPlugin.name, () => {
       expect(await info(1)).toEqual({ apiVersion: V1BETA1, kind: 'ExecCredential', spec: { interactive: false, cluster } });
     });
 
+    it('reads an RFC 3339 expirationTimestamp with a fraction and an offset, as Go does', async () => {
+      const creds = await plugin({ EXPIRES: '2030-01-01T01:00:00.25+01:00' }).get(signal);
+      expect(creds.expiresAt).toBe(Date.parse('2030-01-01T00:00:00.250Z'));
+    });
+
     it('caches the credentials until their expirationTimestamp', async () => {
       const clock = new InstantClock({ start: Date.parse('2026-01-01T00:00:00Z') });
       const p = plugin({ EXPIRES: '2026-01-01T00:10:00Z' }, {}, clock);
@@ -144,6 +150,9 @@ describe(ExecCredentialPlugin.name, () => {
         [{ RAW: JSON.stringify({ apiVersion: V1, kind: 'ExecCredential', status: { token: 'secret-x\r\nX-Evil: 1' } }) }, 'returned a token that holds a control character, which an HTTP header cannot carry'],
         [{ CERT_JSON: '"x"', TOKEN_PREFIX: 'secret-' }, 'returned only certificate or key, not both'],
         [{ EXPIRES: 'tomorrow', TOKEN_PREFIX: 'secret-' }, 'returned an expirationTimestamp that is not RFC 3339'],
+        // Date.parse takes these; Go's time.Parse(time.RFC3339, …), which client-go decodes with, does not.
+        [{ EXPIRES: '2030-01-01', TOKEN_PREFIX: 'secret-' }, 'returned an expirationTimestamp that is not RFC 3339'],
+        [{ EXPIRES: '2030-01-01T00:00:00', TOKEN_PREFIX: 'secret-' }, 'returned an expirationTimestamp that is not RFC 3339'],
         [{ FAIL: 'no credentials configured' }, 'exited with code 3 (its stderr is logged at debug level)'],
       ];
       for (const [env, message] of cases) {
@@ -174,6 +183,23 @@ describe(ExecCredentialPlugin.name, () => {
       expect(withToken).toHaveLength(1);
       expect(withToken[0]).toMatchObject({ level: 20, msg: 'exec credential plugin stderr', command, stderr: `error: token ${token} expired\nmore detail` });
       expect(withToken[0]).not.toHaveProperty('err');
+    });
+
+    it("finds a bare command in the agent's PATH, as Go's exec.Command does, not in the PATH of the plugin's env", async () => {
+      const mine = join(dir.path, 'agent-bin');
+      const theirs = join(dir.path, 'plugin-bin');
+      await mkdir(mine);
+      await mkdir(theirs);
+      await writeFile(join(mine, 'my-plugin'), PLUGIN, { mode: 0o755 });
+      await writeFile(join(theirs, 'my-plugin'), '#!/bin/sh\nexit 7\n', { mode: 0o755 });
+      await writeFile(join(theirs, 'their-plugin'), PLUGIN, { mode: 0o755 });
+      vi.stubEnv('PATH', `${mine}${delimiter}${process.env.PATH ?? ''}`);
+      // The plugin still runs with its env's PATH (its own lookups, `cat` here, use it).
+      const env = { PATH: `${theirs}${delimiter}${process.env.PATH ?? ''}` };
+      const found = await plugin(env, { command: 'my-plugin' }).get(signal);
+      expect(found.token?.reveal()).toBe('tok-1');
+      const err = await failure(plugin(env, { command: 'their-plugin', installHint: 'install their-plugin' }).get(signal));
+      expect(err.message).toBe("exec credential plugin their-plugin was not found in the agent's PATH: install their-plugin");
     });
 
     it('explains a missing executable with the install hint', async () => {

@@ -3,7 +3,9 @@ import { parseGoYaml } from '@podconfig/manifest/go-yaml';
 import type { Logger } from 'pino';
 import type { ExecPluginConfig } from './cluster-config.js';
 import { headerValueProblem } from './impersonation-headers.js';
+import { lookPath } from './look-path.js';
 import { keyPairProblem } from './pem.js';
+import { parseRfc3339 } from './rfc3339.js';
 import { Secret } from './secret.js';
 
 /** What a plugin run produced: a token, a client certificate, or both. */
@@ -32,7 +34,8 @@ const MAX_LOGGED_STDERR = 4096;
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * client-go's exec authenticator (`plugin/pkg/client/auth/exec`): runs the kubeconfig's command
+ * client-go's exec authenticator (`plugin/pkg/client/auth/exec`): runs the kubeconfig's command (a bare name found
+ * in the agent's `PATH`, as Go's `exec.Command` finds it, not in the plugin's `env`)
  * (no shell, in its own process group; stdin closed at once) with `KUBERNETES_EXEC_INFO` describing the request (non-interactive,
  * plus the cluster when `provideClusterInfo`), decodes the `ExecCredential` it prints, and
  * caches it until `expirationTimestamp`. Concurrent callers share one run. After a 401,
@@ -90,6 +93,10 @@ export class ExecCredentialPlugin {
     for (const { name, value } of c.env) env[name] = value;
     env.KUBERNETES_EXEC_INFO = JSON.stringify(info);
     const timeoutMs = this.#o.timeoutMs ?? 60_000;
+    // Looked up in the agent's PATH at each run, as client-go's exec.Command does; left to spawn(), a bare name would
+    // be looked up in the PATH of `env`, which the kubeconfig's `env` may set for the plugin's own use.
+    const command = c.command.includes('/') ? c.command : await lookPath(c.command, process.env.PATH);
+    if (command === undefined) throw this.#runError("was not found in the agent's PATH", '', { hint: true });
 
     let result: CommandResult;
     try {
@@ -97,7 +104,7 @@ export class ExecCredentialPlugin {
       // ignores SIGTERM must not hold the client past either. client-go hands stdin only to an interactive plugin;
       // podconfig never is one (no terminal), so the plugin reads EOF at once.
       result = await runCommand({
-        command: c.command, args: c.args, env, stdin: '', timeoutMs, killGraceMs: KILL_GRACE_MS,
+        command, args: c.args, env, stdin: '', timeoutMs, killGraceMs: KILL_GRACE_MS,
         stdoutLimit: MAX_OUTPUT_BYTES, stderrLimit: MAX_OUTPUT_BYTES,
       }, this.#controller.signal);
     } catch (err: unknown) {
@@ -176,8 +183,8 @@ export class ExecCredentialPlugin {
     if (tokenProblem !== undefined) throw fail(`returned a token that ${tokenProblem}`);
     let expiresAt: number | undefined;
     if (status.expirationTimestamp !== undefined && status.expirationTimestamp !== null) {
-      expiresAt = Date.parse(text(status.expirationTimestamp));
-      if (Number.isNaN(expiresAt)) throw fail('returned an expirationTimestamp that is not RFC 3339');
+      expiresAt = parseRfc3339(text(status.expirationTimestamp));
+      if (expiresAt === undefined) throw fail('returned an expirationTimestamp that is not RFC 3339');
     }
     if (cert !== '') {
       const problem = keyPairProblem(cert, key);

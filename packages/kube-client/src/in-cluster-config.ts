@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PodConfigError, fileReadProblem, readBoundedFile } from '@podconfig/core';
+import { PodConfigError, fileReadProblem, readBoundedFile, trustedCas } from '@podconfig/core';
 import type { ClusterConfig } from './cluster-config.js';
-import { caBundleProblem } from './pem.js';
+import { parseCaBundle, skippedCertificatesWarning } from './pem.js';
 import { Secret } from './secret.js';
 
 /** Where the kubelet mounts a pod's service account (token, ca.crt, namespace). */
@@ -12,7 +12,9 @@ export const DEFAULT_IN_CLUSTER_ROOT = '/var/run/secrets/kubernetes.io/serviceac
  * client-go `rest.InClusterConfig()`: `https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT`,
  * the service-account token (re-read as it rotates) and `ca.crt`. `undefined` when not possible
  * (client-go `inClusterClientConfig.Possible()`: both variables set and the token file exists).
- * An unreadable `ca.crt` is a warning, as in client-go: the system roots are used instead.
+ * An unreadable `ca.crt` (or one in which no certificate parses) is a warning, as in client-go, which then uses the
+ * system roots; here those are the default roots, Node.js's bundled ones unless `--use-openssl-ca` (core's
+ * `trustedCas` says which, as TLS errors do).
  */
 export async function loadInClusterConfig(root: string, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<ClusterConfig | undefined> {
   const reading = signal === undefined ? {} : { signal };
@@ -37,16 +39,18 @@ export async function loadInClusterConfig(root: string, env: NodeJS.ProcessEnv, 
   const warnings: string[] = [];
   const caFile = join(root, 'ca.crt');
   let ca: string | undefined;
+  const instead = `trusting ${trustedCas(undefined)} instead`;
   try {
-    ca = (await readBoundedFile(caFile, reading)).toString('utf8');
-    const problem = caBundleProblem(ca);
-    if (problem !== undefined) {
-      warnings.push(`in-cluster CA ${caFile} ${problem}; using the system roots`);
-      ca = undefined;
+    const bundle = parseCaBundle((await readBoundedFile(caFile, reading)).toString('utf8'));
+    if ('problem' in bundle) {
+      warnings.push(`in-cluster CA ${caFile} ${bundle.problem}; ${instead}`);
+    } else {
+      ca = bundle.pem;
+      if (bundle.skipped > 0) warnings.push(skippedCertificatesWarning(`in-cluster CA ${caFile}`, bundle.skipped));
     }
   } catch (err: unknown) {
     if (signal?.aborted === true) throw err;
-    warnings.push(`in-cluster CA ${caFile} cannot be read (${fileReadProblem(err)}); using the system roots`);
+    warnings.push(`in-cluster CA ${caFile} cannot be read (${fileReadProblem(err)}); ${instead}`);
   }
   const hostPort = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   let server: URL;

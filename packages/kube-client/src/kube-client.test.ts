@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { TLSSocket } from 'node:tls';
 import { PodConfigError, StatusError } from '@podconfig/core';
-import { BlackholeServer, createTestPki, InstantClock, Socks5Proxy, tempDir, type TestPki } from '@podconfig/testing';
+import { BlackholeServer, createTestPki, InstantClock, issueTestCertificate, Socks5Proxy, tempDir, type TestPki } from '@podconfig/testing';
 import { pino, type Logger } from 'pino';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Agent, type Dispatcher } from 'undici';
@@ -912,6 +912,35 @@ describe(KubeClient.name, () => {
       expect(err.message).toContain('ERR_TLS_CERT_ALTNAME_INVALID');
     });
 
+    it('refuses a server certificate that names its host only in the Common Name, as Go does (no subjectAltName)', async () => {
+      const commonNameOnly = await issueTestCertificate(pki.ca, { commonName: 'localhost' });
+      const s = await serve(hello, { cert: commonNameOnly.cert, key: commonNameOnly.key });
+      const port = new URL(s.url).port;
+      const tls = { ca: pki.ca.cert, insecureSkipVerify: false };
+      // By the URL's host name, and by tls-server-name: Node.js alone would take either on the Common Name.
+      for (const config of [clusterConfig(`https://localhost:${port}`, { tls }), clusterConfig(s.url, { tls: { ...tls, serverName: 'localhost' } })]) {
+        const err = await failure(client(config).getJSON('/', q(), signal));
+        expect(err.code).toBe('PODCONFIG_TLS');
+        expect(err.message).toMatch(
+          /: ERR_TLS_CERT_ALTNAME_INVALID: certificate relies on legacy Common Name field \(CN localhost\), use SANs instead: it has no subjectAltName to match localhost$/,
+        );
+      }
+      // The same CA's certificate with SANs is taken.
+      const sans = await serve(hello, { cert: pki.server.cert, key: pki.server.key });
+      expect(await client(clusterConfig(`https://localhost:${new URL(sans.url).port}`, { tls })).getJSON('/', q(), signal)).toMatchObject({ servername: 'localhost' });
+    });
+
+    it('trusts a certificate-authority that is an intermediate CA, as Go does; an unrelated CA still fails', async () => {
+      const intermediate = await issueTestCertificate(pki.ca, { commonName: 'podconfig test intermediate CA', role: 'ca' });
+      const leaf = await issueTestCertificate(intermediate, { commonName: 'kube.internal', hosts: ['127.0.0.1', 'kube.internal'] });
+      const s = await serve(hello, { cert: leaf.cert + intermediate.cert, key: leaf.key });
+      expect(await client(clusterConfig(s.url, { tls: { ca: intermediate.cert, insecureSkipVerify: false } })).getJSON('/', q(), signal))
+        .toMatchObject({ authorization: null });
+      const untrusted = await failure(client(clusterConfig(s.url, { tls: { ca: otherPki.ca.cert, insecureSkipVerify: false } })).getJSON('/', q(), signal));
+      expect(untrusted.code).toBe('PODCONFIG_TLS');
+      expect(untrusted.message).toContain('(trusted: the certificate-authority of test)');
+    });
+
     /** An HTTP CONNECT proxy on 127.0.0.1 that logs each tunnel's target and Proxy-Authorization; `status` other than 200 refuses. */
     async function connectProxy(status = 200): Promise<{ port: number; connects: { target: string | undefined; auth: string | undefined }[] }> {
       const connects: { target: string | undefined; auth: string | undefined }[] = [];
@@ -959,6 +988,22 @@ describe(KubeClient.name, () => {
       expect(proxy.connects).toEqual([{ target: new URL(s.url).host, auth: `Basic ${Buffer.from('proxy-user:proxy-pw').toString('base64')}` }]);
       const untrusted = client(clusterConfig(s.url, { tls: { ca: otherPki.ca.cert, insecureSkipVerify: false }, proxyUrl }));
       expect((await failure(untrusted.getJSON('/', q(), signal))).code).toBe('PODCONFIG_TLS');
+    });
+
+    it('refuses a Common-Name-only server certificate through the proxy-url tunnel (http CONNECT and socks5h) too', async () => {
+      const commonNameOnly = await issueTestCertificate(pki.ca, { commonName: 'kube.internal' });
+      const s = await serve(hello, { cert: commonNameOnly.cert, key: commonNameOnly.key });
+      const proxy = await connectProxy();
+      const socks = await Socks5Proxy.listen({ forwardTo: Number(new URL(s.url).port) });
+      cleanups.push(() => socks.close());
+      const tls = { ca: pki.ca.cert, insecureSkipVerify: false, serverName: 'kube.internal' };
+      for (const proxyUrl of [new URL(`http://127.0.0.1:${proxy.port}`), new URL(socks.url().href.replace('socks5:', 'socks5h:'))]) {
+        const err = await failure(client(clusterConfig(s.url, { tls, proxyUrl })).getJSON('/', q(), signal));
+        expect(err.code, proxyUrl.protocol).toBe('PODCONFIG_TLS');
+        expect(err.message, proxyUrl.protocol).toContain('certificate relies on legacy Common Name field (CN kube.internal), use SANs instead');
+      }
+      expect(proxy.connects).toHaveLength(1);
+      expect(socks.tunnels).toHaveLength(1);
     });
 
     it('sends a proxy user without a password as Go does, and ignores a path in the proxy URL', async () => {

@@ -1,3 +1,4 @@
+import { access, constants } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { PodConfigError, fileReadProblem, readBoundedFile } from '@podconfig/core';
 import type {
@@ -6,7 +7,7 @@ import type {
 import type { KubeconfigCluster, KubeconfigUser } from './kubeconfig-file.js';
 import type { FromFile, MergedKubeconfig } from './merge-kubeconfigs.js';
 import { headerValueProblem, impersonationProblem } from './impersonation-headers.js';
-import { caBundleProblem, keyPairProblem } from './pem.js';
+import { keyPairProblem, parseCaBundle, skippedCertificatesWarning } from './pem.js';
 import { Secret } from './secret.js';
 
 const EXEC_API_VERSIONS: ReadonlySet<string> = new Set<ExecApiVersion>([
@@ -43,13 +44,15 @@ export async function clusterConfigFromKubeconfig(config: MergedKubeconfig, cont
   if (c.server === undefined) throw invalid(`no server found for ${clusterWhere}`);
   const userWhere = user === undefined ? '' : `user "${userName}" in kubeconfig ${user.file}`;
 
-  const ca = await readCa(cluster, clusterWhere, signal);
+  const server = parseServer(c.server, clusterWhere);
+  const secure = server.protocol === 'https:';
+  const caBundle = await readCa(cluster, clusterWhere, secure, warnings, signal);
+  const ca = caBundle?.ca;
   const proxyUrl = c.proxyUrl === undefined ? undefined : parseProxyUrl(c.proxyUrl, clusterWhere);
   const u = user?.value;
   const hasCert = u !== undefined && (u.clientCertificate !== undefined || u.clientCertificateData !== undefined);
-  const server = parseServer(c.server, clusterWhere);
-  const secure = server.protocol === 'https:';
-  if (!secure && (ca !== undefined || hasCert || c.insecureSkipTlsVerify)) {
+  const hasCa = c.certificateAuthority !== undefined || c.certificateAuthorityData !== undefined;
+  if (!secure && (hasCa || hasCert || c.insecureSkipTlsVerify)) {
     warnings.push(`the TLS settings of ${clusterWhere} are not used: server ${server.origin} is plain http`);
   }
   if (secure && c.insecureSkipTlsVerify && ca !== undefined) {
@@ -63,7 +66,7 @@ export async function clusterConfigFromKubeconfig(config: MergedKubeconfig, cont
     impersonate = impersonation(user.value, userWhere);
     if (secure) {
       clientCertificate = await readClientCertificate(user, userWhere, signal);
-      auth = await userAuth(user, userWhere, cluster, ca, server, clientCertificate !== undefined, warnings, signal);
+      auth = await userAuth(user, userWhere, cluster, caBundle?.raw, server, clientCertificate !== undefined, warnings, signal);
     } else if (hasCredentials(user.value)) {
       // client-go reads user credentials only for TLS transports: nothing secret goes out in clear text.
       const unsent = `server ${server.origin} is plain http, and credentials go only over TLS`;
@@ -108,21 +111,49 @@ async function readLocal(path: string, what: string, owner: string, signal: Abor
   }
 }
 
-async function readCa(cluster: FromFile<KubeconfigCluster>, where: string, signal: AbortSignal | undefined): Promise<string | undefined> {
+/**
+ * The cluster's CA bundle, read as client-go reads it: `certificate-authority-data` or the file (not both); the
+ * certificates that parse, the others skipped with a warning (Go's `AppendCertsFromPEM`), an error only when none
+ * does. For a plain-http server client-go never reads the CA (`getServerIdentificationPartialConfig` is for TLS
+ * transports only); its `ConfirmUsable` still wants a `certificate-authority` file it can open, and so does this.
+ * `ca` is the bundle to trust, `raw` the bundle as configured (an exec plugin's `spec.cluster` gets that).
+ */
+async function readCa(
+  cluster: FromFile<KubeconfigCluster>,
+  where: string,
+  secure: boolean,
+  warnings: string[],
+  signal: AbortSignal | undefined,
+): Promise<{ readonly ca: string; readonly raw: string } | undefined> {
   const c = cluster.value;
   if (c.certificateAuthority !== undefined && c.certificateAuthorityData !== undefined) {
     throw invalid(`certificate-authority-data and certificate-authority are both specified for ${where}`);
   }
-  let pem: string | undefined;
-  if (c.certificateAuthorityData !== undefined) pem = c.certificateAuthorityData.toString('utf8');
-  else if (c.certificateAuthority !== undefined) {
-    const path = localPath(c.certificateAuthority, cluster.file);
-    pem = (await readLocal(path, 'certificate-authority', where, signal)).toString('utf8');
+  const path = c.certificateAuthority === undefined ? undefined : localPath(c.certificateAuthority, cluster.file);
+  if (!secure) {
+    if (path !== undefined) await checkReadable(path, 'certificate-authority', where);
+    return undefined;
   }
-  if (pem === undefined) return undefined;
-  const problem = caBundleProblem(pem);
-  if (problem !== undefined) throw invalid(`the certificate authority of ${where} ${problem}`);
-  return pem;
+  let raw: string | undefined;
+  if (c.certificateAuthorityData !== undefined) raw = c.certificateAuthorityData.toString('utf8');
+  else if (path !== undefined) raw = (await readLocal(path, 'certificate-authority', where, signal)).toString('utf8');
+  if (raw === undefined) return undefined;
+  const bundle = parseCaBundle(raw);
+  if ('problem' in bundle) throw invalid(`the certificate authority of ${where} ${bundle.problem}`);
+  if (bundle.skipped > 0) warnings.push(skippedCertificatesWarning(`the certificate authority of ${where}`, bundle.skipped));
+  return { ca: bundle.pem, raw };
+}
+
+/**
+ * client-go's `validateFileIsReadable`, for a file it checks but does not read: it can be opened for reading. A
+ * check of the permission, not an open: a FIFO opened for reading would wait for a writer that nothing needs.
+ */
+async function checkReadable(path: string, what: string, owner: string): Promise<void> {
+  try {
+    await access(path, constants.R_OK);
+  } catch (err: unknown) {
+    throw invalid(`unable to read ${what} ${path} for ${owner} (${fileReadProblem(err)})`, err);
+  }
 }
 
 async function readClientCertificate(user: FromFile<KubeconfigUser>, where: string, signal: AbortSignal | undefined): Promise<ClientCertificate | undefined> {
@@ -199,20 +230,30 @@ async function userAuth(
     auth = { type: 'none', unsent: 'its password is not sent: basic auth needs a username too' };
   }
   if (exec !== undefined) {
-    // client-go's exec authenticator steps aside when a token, basic auth or a client certificate is set.
-    if (auth.type === 'none' && !hasStaticCert) return { type: 'exec', exec };
+    // client-go's exec authenticator steps aside when a token, basic auth or a client certificate is set; only a
+    // plugin that runs asks for a terminal (client-go's `isInteractive`, at the run), so only then is Always refused.
+    if (auth.type === 'none' && !hasStaticCert) {
+      if (exec.interactiveMode === 'Always') {
+        throw invalid(`${where}: exec plugin cannot support interactive mode: podconfig runs without a terminal (interactiveMode Always)`);
+      }
+      return { type: 'exec', exec: exec.config };
+    }
     warnings.push(`the exec plugin of ${where} is not used: the user also has a token, basic auth or a client certificate`);
   }
   return auth;
 }
 
+/**
+ * The exec plugin, checked as client-go checks it whether or not it will run (`validateAuthInfo`, and the
+ * apiVersion by `exec.GetAuthenticator`), with its `interactiveMode` for the caller to refuse `Always` when it runs.
+ */
 function execConfig(
   user: FromFile<KubeconfigUser>,
   where: string,
   cluster: FromFile<KubeconfigCluster>,
   ca: string | undefined,
   server: URL,
-): ExecPluginConfig {
+): { readonly config: ExecPluginConfig; readonly interactiveMode: 'Never' | 'IfAvailable' | 'Always' } {
   const e = user.value.exec!;
   if (e.command === undefined) throw invalid(`command must be specified for ${where} to use exec authentication plugin`);
   if (e.apiVersion === undefined) throw invalid(`apiVersion must be specified for ${where} to use exec authentication plugin`);
@@ -221,10 +262,7 @@ function execConfig(
   // Kubeconfig defaulting: v1beta1 plugins default to IfAvailable; v1 must say.
   const mode = e.interactiveMode ?? (apiVersion === 'client.authentication.k8s.io/v1beta1' ? 'IfAvailable' : undefined);
   if (mode === undefined) throw invalid(`interactiveMode must be specified for ${where} to use exec authentication plugin`);
-  if (mode === 'Always') {
-    throw invalid(`${where}: exec plugin cannot support interactive mode: podconfig runs without a terminal (interactiveMode Always)`);
-  }
-  if (mode !== 'Never' && mode !== 'IfAvailable') throw invalid(`invalid interactiveMode for ${where}: "${mode}"`);
+  if (mode !== 'Never' && mode !== 'IfAvailable' && mode !== 'Always') throw invalid(`invalid interactiveMode for ${where}: "${mode}"`);
   if (e.env.some((v) => v.name === '')) {
     throw invalid(`env variable name must be specified for ${where} to use exec authentication plugin`);
   }
@@ -238,8 +276,9 @@ function execConfig(
     ...(c.disableCompression ? { 'disable-compression': true } : {}),
     ...(c.execExtension === undefined ? {} : { config: c.execExtension }),
   };
-  return {
-    // Only commands with a path separator are files relative to the kubeconfig; bare names come from PATH.
+  const config: ExecPluginConfig = {
+    // Only commands with a path separator are files relative to the kubeconfig; bare names come from the agent's
+    // PATH when the plugin runs (exec-credential-plugin.ts).
     command: e.command.includes('/') ? localPath(e.command, user.file) : e.command,
     args: e.args,
     env: e.env,
@@ -247,6 +286,7 @@ function execConfig(
     ...(e.installHint === undefined ? {} : { installHint: e.installHint }),
     ...(e.provideClusterInfo ? { cluster: clusterInfo } : {}),
   };
+  return { config, interactiveMode: mode };
 }
 
 function impersonation(u: KubeconfigUser, where: string): Impersonation | undefined {

@@ -253,15 +253,23 @@ class Decoder {
     return Buffer.from(compactText, 'base64');
   }
 
-  /** A kubeconfig list of `{ name, <item>: {...} }`; a name may appear once (client-go conversion). */
+  /**
+   * A kubeconfig list of `{ name, <item>: {...} }`; a name may appear once (client-go conversion). An entry without
+   * a name (or an empty one) is decoded, its fields checked as kubectl checks them, and left out: kubectl files it
+   * under the name "", which no context of podconfig can name (an empty `cluster` or `user` is unset), so it never
+   * stops a load. A second one is still a duplicate name, as in kubectl's conversion.
+   */
   named<T>(value: unknown, at: string, item: string, decode: (value: unknown, at: string) => T): Map<string, T> {
     const out = new Map<string, T>();
+    let unnamed = false;
     for (const [i, entry] of this.array(value, at).entries()) {
       const e = this.object(entry, `${at}[${i}]`);
       const name = this.string(e.name, `${at}[${i}].name`);
-      if (name === undefined) throw this.fail(`${at}[${i}]`, 'has no name');
-      if (out.has(name)) throw this.fail(at, `duplicate name "${name}"`);
-      out.set(name, decode(e[item], `${at}[${i}].${item}`));
+      // Decoded first: kubectl decodes the whole file before its conversion finds a duplicate.
+      const decoded = decode(e[item], `${at}[${i}].${item}`);
+      if (name === undefined ? unnamed : out.has(name)) throw this.fail(at, `duplicate name "${name ?? ''}"`);
+      if (name === undefined) unnamed = true;
+      else out.set(name, decoded);
     }
     return out;
   }

@@ -111,9 +111,33 @@ describe('loadClusterConfig()', () => {
     const named = await writeKubeconfig(join(dir.path, 'named'), withProxyUrl);
     expect(await proxyOf(named, { HTTPS_PROXY: 'proxy.corp:3128' })).toBe('http://kubeconfig-proxy:8080/');
 
+    expect(await proxyOf(proxied, { HTTPS_PROXY: 'socks5h://proxy.corp:1080' })).toBe('socks5h://proxy.corp:1080'); // as Go takes it
+
     const err = await rejection(loadClusterConfig({ kubeconfig: proxied, env: { HTTPS_PROXY: 'ftp://user:secret@proxy.corp' } }));
     expect(err.code).toBe('PODCONFIG_CONFIG_INVALID');
-    expect(err.message).toBe('HTTPS_PROXY: not a proxy URL (http://host:port, https://host:port or socks5://host:port, or host:port)');
+    expect(err.message).toBe('HTTPS_PROXY: not a proxy URL (http://host:port, https://host:port, socks5://host:port or socks5h://host:port, or host:port)');
+  });
+
+  it('reads a proxy variable only when the server would use it, as Go does: an unusable one elsewhere stops nothing', async () => {
+    const bad = 'ftp://user:secret@proxy.corp';
+    const remote = await writeKubeconfig(join(dir.path, 'remote'), simple('https://kube.example:6443'));
+    const loopback = await writeKubeconfig(join(dir.path, 'local'), simple('https://127.0.0.1:6443'));
+    const plain = await writeKubeconfig(join(dir.path, 'plain'), simple('http://kube.example:8080'));
+    const loaded = async (file: string, env: NodeJS.ProcessEnv): Promise<string | undefined> => {
+      const config = await loadClusterConfig({ kubeconfig: file, env });
+      expect(config).toBeDefined();
+      return config?.proxyUrl?.href;
+    };
+    expect(await loaded(remote, { HTTP_PROXY: bad })).toBeUndefined(); // HTTP_PROXY is not read for an https server
+    expect(await loaded(plain, { HTTPS_PROXY: bad })).toBeUndefined(); // nor HTTPS_PROXY for an http one
+    expect(await loaded(loopback, { HTTPS_PROXY: bad, HTTP_PROXY: bad })).toBeUndefined(); // loopback goes direct
+    expect(await loaded(remote, { HTTPS_PROXY: bad, NO_PROXY: '*' })).toBeUndefined();
+    expect(await loaded(remote, { HTTPS_PROXY: bad, NO_PROXY: '.example' })).toBeUndefined();
+    // The one it would use is still refused, naming it, never quoting it.
+    const err = await rejection(loadClusterConfig({ kubeconfig: plain, env: { http_proxy: bad, HTTPS_PROXY: 'proxy.corp:3128' } }));
+    expect(err.code).toBe('PODCONFIG_CONFIG_INVALID');
+    expect(err.message).toMatch(/^http_proxy: not a proxy URL /);
+    expect(err.message).not.toContain('secret');
   });
 
   it('applies repeated << merge keys in turn and tells a quoted key from a plain one, as kubectl reads YAML', async () => {
@@ -362,7 +386,89 @@ describe('loadClusterConfig()', () => {
     const config = await loadClusterConfig({ homeDir: dir.path, inClusterRoot: root, env });
     expect(config?.server.href).toBe('https://10.0.0.1/');
     expect(config?.tls.ca).toBeUndefined();
-    expect(config?.warnings).toEqual([`in-cluster CA ${join(root, 'ca.crt')} cannot be read (ENOENT); using the system roots`]);
+    // The default roots named as a TLS error names them (core's trustedCas): Node.js's own, not the system's store.
+    expect(config?.warnings).toEqual([
+      `in-cluster CA ${join(root, 'ca.crt')} cannot be read (ENOENT); trusting Node.js's bundled roots, not the system's store `
+      + "(NODE_EXTRA_CA_CERTS adds to them; NODE_OPTIONS=--use-openssl-ca reads the system's, and SSL_CERT_FILE) instead",
+    ]);
+    await writeFile(join(root, 'ca.crt'), 'not a certificate');
+    expect((await loadClusterConfig({ homeDir: dir.path, inClusterRoot: root, env }))?.warnings).toEqual([
+      `in-cluster CA ${join(root, 'ca.crt')} contains no PEM certificate; trusting Node.js's bundled roots, not the system's store `
+      + "(NODE_EXTRA_CA_CERTS adds to them; NODE_OPTIONS=--use-openssl-ca reads the system's, and SSL_CERT_FILE) instead",
+    ]);
+  });
+
+  it('trusts the certificates of a CA bundle that parse and skips the others, as Go\'s AppendCertsFromPEM; none that parses is an error', async () => {
+    const bad = '-----BEGIN CERTIFICATE-----\nMIIBbad0000\n-----END CERTIFICATE-----\n';
+    // A bad block first: OpenSSL would stop reading there, so only the good one may go on.
+    const file = await writeKubeconfig(join(dir.path, 'kc'), {
+      'current-context': 'main',
+      clusters: { c: { server: 'https://127.0.0.1:6443', 'certificate-authority-data': b64(bad + pki.ca.cert) } },
+      contexts: { main: { cluster: 'c' } },
+    });
+    const config = await loadClusterConfig({ kubeconfig: file, env: {} });
+    expect(config?.tls.ca).toBe(`${pki.ca.cert}\n`);
+    expect(config?.warnings).toEqual([`the certificate authority of cluster "c" in kubeconfig ${file} has 1 certificate that cannot be parsed: skipped, as kubectl skips them`]);
+    const none = await writeKubeconfig(join(dir.path, 'none'), {
+      'current-context': 'main',
+      clusters: { c: { server: 'https://127.0.0.1:6443', 'certificate-authority-data': b64(bad + bad) } },
+      contexts: { main: { cluster: 'c' } },
+    });
+    const err = await rejection(loadClusterConfig({ kubeconfig: none, env: {} }));
+    expect(err.message).toBe(`the certificate authority of cluster "c" in kubeconfig ${none} contains no certificate that can be parsed`);
+
+    const root = join(dir.path, 'sa');
+    await mkdir(root);
+    await writeFile(join(root, 'token'), 'sa-token');
+    await writeFile(join(root, 'ca.crt'), pki.ca.cert + bad);
+    const inCluster = await loadClusterConfig({ homeDir: dir.path, inClusterRoot: root, env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' } });
+    expect(inCluster?.tls.ca).toBe(`${pki.ca.cert}\n`);
+    expect(inCluster?.warnings).toEqual([`in-cluster CA ${join(root, 'ca.crt')} has 1 certificate that cannot be parsed: skipped, as kubectl skips them`]);
+  });
+
+  it('does not read the CA of a plain-http server, as kubectl does not; like kubectl it wants a certificate-authority file it can open', async () => {
+    const garbage = join(dir.path, 'garbage.pem');
+    await writeFile(garbage, 'not a certificate');
+    for (const cluster of [{ 'certificate-authority-data': b64('not a certificate') }, { 'certificate-authority': garbage }]) {
+      const file = await writeKubeconfig(join(dir.path, 'kc'), {
+        'current-context': 'main',
+        clusters: { c: { server: 'http://127.0.0.1:8080', ...cluster } },
+        contexts: { main: { cluster: 'c' } },
+      });
+      const config = await loadClusterConfig({ kubeconfig: file, env: {} });
+      expect(config?.tls.ca, JSON.stringify(cluster)).toBeUndefined();
+      expect(config?.warnings).toEqual([`the TLS settings of cluster "c" in kubeconfig ${file} are not used: server http://127.0.0.1:8080 is plain http`]);
+    }
+    // client-go's ConfirmUsable opens a certificate-authority file whatever the scheme.
+    const missing = await writeKubeconfig(join(dir.path, 'missing'), {
+      'current-context': 'main',
+      clusters: { c: { server: 'http://127.0.0.1:8080', 'certificate-authority': 'no-such-ca.pem' } },
+      contexts: { main: { cluster: 'c' } },
+    });
+    const err = await rejection(loadClusterConfig({ kubeconfig: missing, env: {} }));
+    expect(err.message).toBe(`unable to read certificate-authority ${join(dir.path, 'no-such-ca.pem')} for cluster "c" in kubeconfig ${missing} (ENOENT)`);
+  });
+
+  it('skips an entry without a name, as kubectl does (it files it under "", which no context names); a second one is a duplicate', async () => {
+    const file = join(dir.path, 'kc');
+    const stanzas = {
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': 'main',
+      clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:6443' } }, { cluster: { server: 'https://unused:1' } }],
+      users: [{ name: '', user: { token: 'unused' } }, { name: 'u', user: { token: 'tok' } }],
+      contexts: [{ name: 'main', context: { cluster: 'c', user: 'u' } }, { context: { cluster: 'c' } }],
+    };
+    await writeFile(file, stringify(stanzas));
+    const config = await loadClusterConfig({ kubeconfig: file, env: {} });
+    expect(config?.auth.type === 'token' && config.auth.token.reveal()).toBe('tok');
+    await writeFile(file, stringify({ ...stanzas, contexts: [...stanzas.contexts, { name: '', context: {} }] }));
+    expect((await rejection(loadClusterConfig({ kubeconfig: file, env: {} }))).message).toBe(`kubeconfig ${file}: contexts: duplicate name ""`);
+    // Its fields are still checked, as kubectl decodes the whole file before it looks at names.
+    await writeFile(file, stringify({ ...stanzas, users: [...stanzas.users, { user: { token: 5 } }] }));
+    expect((await rejection(loadClusterConfig({ kubeconfig: file, env: {} }))).message).toBe(
+      `kubeconfig ${file}: users[2].user.token: expected a string, got a number (quote it)`,
+    );
   });
 
   it('prefers a kubeconfig to in-cluster, and uses in-cluster when the kubeconfig names no context', async () => {
@@ -446,6 +552,24 @@ describe('loadClusterConfig()', () => {
     expect(config?.warnings).toEqual([
       `the exec plugin of user "u" in kubeconfig ${file} is not used: the user also has a token, basic auth or a client certificate`,
     ]);
+  });
+
+  it('refuses interactiveMode Always only for a plugin that would run: beside a token or a client certificate it never does (client-go)', async () => {
+    const exec = { command: '/bin/true', apiVersion: 'client.authentication.k8s.io/v1', interactiveMode: 'Always' };
+    const beside: Record<string, unknown>[] = [{ token: 'tok' }, { 'client-certificate-data': b64(pki.client.cert), 'client-key-data': b64(pki.client.key) }];
+    for (const user of beside) {
+      const file = await writeKubeconfig(join(dir.path, 'kc'), simple('https://127.0.0.1:6443', { ...user, exec }));
+      const config = await loadClusterConfig({ kubeconfig: file, env: {} });
+      expect(config?.auth.type, Object.keys(user).join()).toBe('token' in user ? 'token' : 'none');
+      expect(config?.warnings).toEqual([`the exec plugin of user "u" in kubeconfig ${file} is not used: the user also has a token, basic auth or a client certificate`]);
+    }
+    const alone = await writeKubeconfig(join(dir.path, 'kc'), simple('https://127.0.0.1:6443', { exec }));
+    expect((await rejection(loadClusterConfig({ kubeconfig: alone, env: {} }))).message).toBe(
+      `user "u" in kubeconfig ${alone}: exec plugin cannot support interactive mode: podconfig runs without a terminal (interactiveMode Always)`,
+    );
+    // What client-go's validateAuthInfo checks is still checked beside a token.
+    const badMode = await writeKubeconfig(join(dir.path, 'kc'), simple('https://127.0.0.1:6443', { token: 'tok', exec: { ...exec, interactiveMode: 'Sometimes' } }));
+    expect((await rejection(loadClusterConfig({ kubeconfig: badMode, env: {} }))).message).toContain('invalid interactiveMode for user "u"');
   });
 
   it('rejects what client-go rejects: token with basic auth, CA with insecure, cert without key, bad exec settings', async () => {

@@ -37,11 +37,13 @@ export interface LoadClusterConfigOptions {
  * 3. `undefined`: no API server (standalone mode).
  *
  * A cluster without a kubeconfig `proxy-url` gets the environment's proxy as client-go's transport does
- * (core's `EnvironmentProxy`: `HTTPS_PROXY` unless `NO_PROXY` names the server; never for localhost or loopback).
+ * (core's `EnvironmentProxy`: `HTTPS_PROXY` for an https server, `HTTP_PROXY` for an http one, unless `NO_PROXY`
+ * names the server; never for localhost or loopback).
  *
  * Throws `PODCONFIG_KUBECONFIG_INVALID`, naming the file and the problem, when a kubeconfig
  * exists but cannot be used (unreadable, invalid YAML, unknown context, unreadable CA…), and
- * `PODCONFIG_CONFIG_INVALID`, naming the variable, for a proxy variable that is not a proxy URL.
+ * `PODCONFIG_CONFIG_INVALID`, naming the variable, when the proxy variable the server would use is not a proxy URL
+ * (one it would not use is never read, as in Go).
  */
 export async function loadClusterConfig(options: LoadClusterConfigOptions = {}): Promise<ClusterConfig | undefined> {
   const env = options.env ?? process.env;
@@ -49,8 +51,9 @@ export async function loadClusterConfig(options: LoadClusterConfigOptions = {}):
 }
 
 /**
- * client-go's transport without a `proxy-url`: `http.ProxyFromEnvironment` (`HTTPS_PROXY`, `NO_PROXY`, never for
- * localhost or loopback). In-cluster configs too, as for client-go: `NO_PROXY` must then name the service address.
+ * client-go's transport without a `proxy-url`: `http.ProxyFromEnvironment` (the server's scheme's variable,
+ * `NO_PROXY`, never for localhost or loopback). In-cluster configs too, as for client-go: `NO_PROXY` must then name
+ * the service address.
  */
 function withEnvironmentProxy(config: ClusterConfig | undefined, env: NodeJS.ProcessEnv): ClusterConfig | undefined {
   if (config === undefined || config.proxyUrl !== undefined) return config;

@@ -3,21 +3,37 @@ import { createSecureContext } from 'node:tls';
 
 const CERT_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 
+/** The certificates of a CA bundle that parse, or why it has none. */
+export type CaBundle =
+  /** `pem`: the bundle as given when every block parses, else the blocks that do, joined; `skipped`: those that do not. */
+  | { readonly pem: string; readonly skipped: number }
+  | { readonly problem: string };
+
 /**
- * Checks a CA bundle as client-go's `certutil.NewPool` does: at least one CERTIFICATE block, and
- * every one parses. Returns a problem description, or undefined when the bundle is fine.
+ * Reads a CA bundle as client-go does (`rootCertPool`, Go's `x509.CertPool.AppendCertsFromPEM`): every CERTIFICATE
+ * block that parses is trusted, one that does not is skipped, and only a bundle without any usable one is refused.
+ * The skipped blocks are cut out, not handed to Node.js: OpenSSL stops reading a bundle at its first bad block, and
+ * would drop every certificate after it.
  */
-export function caBundleProblem(pem: string): string | undefined {
+export function parseCaBundle(pem: string): CaBundle {
   const blocks = pem.match(CERT_BLOCK) ?? [];
-  if (blocks.length === 0) return 'contains no PEM certificate';
-  for (const block of blocks) {
+  if (blocks.length === 0) return { problem: 'contains no PEM certificate' };
+  const parsed = blocks.filter((block) => {
     try {
       new X509Certificate(block);
+      return true;
     } catch {
-      return 'contains a certificate that cannot be parsed';
+      return false;
     }
-  }
-  return undefined;
+  });
+  if (parsed.length === 0) return { problem: 'contains no certificate that can be parsed' };
+  const skipped = blocks.length - parsed.length;
+  return { pem: skipped === 0 ? pem : `${parsed.join('\n')}\n`, skipped };
+}
+
+/** The warning for `skipped` certificates of a CA bundle that `owner` names (`the certificate authority of …`). */
+export function skippedCertificatesWarning(owner: string, skipped: number): string {
+  return `${owner} has ${skipped} certificate${skipped === 1 ? '' : 's'} that cannot be parsed: skipped, as kubectl skips them`;
 }
 
 /** Checks that a client certificate and key parse and belong together; returns a problem or undefined. */

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { ANNOTATIONS, ConfigInvalidError, type Clock, type PodSetUpdate } from '@podconfig/core';
 import { MAX_MANIFEST_BYTES, OFF_THREAD_MIN_BYTES } from '@podconfig/manifest';
-import { BlackholeServer, InstantClock, Socks5Proxy, createTestPki, podManifestYaml, take, type TestPki } from '@podconfig/testing';
+import { BlackholeServer, InstantClock, Socks5Proxy, createTestPki, issueTestCertificate, podManifestYaml, take, type TestPki } from '@podconfig/testing';
 import { pino, type Logger } from 'pino';
 import { Agent, MockAgent } from 'undici';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -1108,7 +1108,8 @@ describe(HttpPodSource.name, () => {
         expect(server.requests).toHaveLength(0);
         expect(source.status().lastError).toMatchObject({
           code: 'PODCONFIG_TLS',
-          message: expect.stringMatching(/: TLS failure: UNABLE_TO_VERIFY_LEAF_SIGNATURE: .* \(trusted: the CA of \/etc\/podconfig\/ca\.pem\)$/),
+          // With every CA an anchor (allowPartialTrustChain), OpenSSL says it found no issuer among them.
+          message: expect.stringMatching(/: TLS failure: UNABLE_TO_GET_ISSUER_CERT_LOCALLY: .* \(trusted: the CA of \/etc\/podconfig\/ca\.pem\)$/),
         });
         // Without a CA, Node.js's roots are what was trusted.
         const defaults = makeSource(`${server.origin}/pods`).source;
@@ -1125,6 +1126,33 @@ describe(HttpPodSource.name, () => {
         await first(source, 1); // the grace SET
         expect(source.status().lastError?.message).toMatch(/: TLS failure: ERR_TLS_CERT_ALTNAME_INVALID: certificate is valid for 127\.0\.0\.1, .*localhost.*, not 127\.0\.0\.2$/);
         expect(source.status().lastError?.message).not.toContain('trusted:');
+      });
+
+      it('refuses a server certificate that names its host only in the Common Name, as Go does', async () => {
+        const commonNameOnly = await issueTestCertificate(pki.ca, { commonName: 'localhost' });
+        const server = await serve([ok(A), ok(A)], { cert: commonNameOnly.cert, key: commonNameOnly.key });
+        const { source } = makeSource(`https://localhost:${server.port}/pods`, { ca: pki.ca.cert });
+        const [grace] = await first(source, 1);
+        expect(grace!.pods.size).toBe(0);
+        expect(server.requests).toHaveLength(0);
+        expect(source.status().lastError).toMatchObject({
+          code: 'PODCONFIG_TLS',
+          message: expect.stringMatching(
+            /: TLS failure: ERR_TLS_CERT_ALTNAME_INVALID: certificate relies on legacy Common Name field \(CN localhost\), use SANs instead: it has no subjectAltName to match localhost$/,
+          ),
+        });
+      });
+
+      it('trusts a --manifest-url-ca that is an intermediate CA, as Go does; an unrelated CA still fails', async () => {
+        const intermediate = await issueTestCertificate(pki.ca, { commonName: 'podconfig test intermediate CA', role: 'ca' });
+        const leaf = await issueTestCertificate(intermediate, { commonName: 'localhost', hosts: ['localhost', '127.0.0.1'] });
+        const server = await serve([ok(A), ok(A), ok(A)], { cert: leaf.cert + intermediate.cert, key: leaf.key });
+        const { source } = makeSource(`${server.origin}/pods`, { ca: intermediate.cert });
+        expect(names((await first(source, 1))[0]!)).toEqual(['a-node-a']);
+        const other = await createTestPki({ caName: 'unrelated CA' });
+        const untrusting = makeSource(`${server.origin}/pods`, { ca: other.ca.cert, caSource: '/etc/other-ca.pem' }).source;
+        await first(untrusting, 1); // the grace SET
+        expect(untrusting.status().lastError).toMatchObject({ code: 'PODCONFIG_TLS', message: expect.stringContaining('(trusted: the CA of /etc/other-ca.pem)') });
       });
 
       it('presents the client certificate when the server requires one', async () => {
@@ -1286,6 +1314,21 @@ describe(HttpPodSource.name, () => {
       expect(source.status().lastError).toMatchObject({ code: 'PODCONFIG_TLS', message: expect.stringContaining('https://manifests.test/pods: TLS failure') });
     });
 
+    it('refuses a Common-Name-only server certificate through the tunnel (HTTPS_PROXY), as Go does', async () => {
+      const commonNameOnly = await issueTestCertificate(pki.ca, { commonName: 'manifests.test' });
+      const server = await serve([ok(A), ok(A)], { cert: commonNameOnly.cert, key: commonNameOnly.key });
+      const proxy = await proxyTo(server.port);
+      const { source } = makeSource('https://manifests.test/pods', { ca: pki.ca.cert, env: { HTTPS_PROXY: proxy.url } });
+      const [grace] = await first(source, 1);
+      expect(grace!.pods.size).toBe(0);
+      expect(server.requests).toHaveLength(0);
+      expect(proxy.seen[0]).toEqual({ line: 'CONNECT manifests.test:443', auth: undefined });
+      expect(source.status().lastError).toMatchObject({
+        code: 'PODCONFIG_TLS',
+        message: expect.stringContaining('certificate relies on legacy Common Name field (CN manifests.test), use SANs instead: it has no subjectAltName to match manifests.test'),
+      });
+    });
+
     it('keeps every value of a repeated header through the proxy, in absolute form and through the tunnel', async () => {
       const headers: [string, string][] = [['X-Tag', 'one'], ['X-Tag', 'two']];
       const plain = await serve([ok(A)]);
@@ -1402,8 +1445,31 @@ describe(HttpPodSource.name, () => {
     });
 
     it('refuses a malformed proxy for the manifest URL at construction, naming the variable', () => {
-      expect(() => makeSource('http://manifests.test/pods', { env: { http_proxy: 'ftp://u:secret@proxy' } }))
-        .toThrow(new ConfigInvalidError('http_proxy: not a proxy URL (http://host:port, https://host:port or socks5://host:port, or host:port)'));
+      expect(() => makeSource('http://manifests.test/pods', { env: { http_proxy: 'ftp://u:secret@proxy' } })).toThrow(
+        new ConfigInvalidError('http_proxy: not a proxy URL (http://host:port, https://host:port, socks5://host:port or socks5h://host:port, or host:port)'),
+      );
+    });
+
+    it('reads only the proxy variable the URL would use, as Go does: a malformed one it would not use stops nothing', async () => {
+      const bad = 'ftp://u:secret@proxy';
+      const server = await serve([ok(A)]);
+      // HTTPS_PROXY is not read for an http URL, HTTP_PROXY not for a loopback one.
+      const { source } = makeSource(`${server.origin}/pods`, { env: { HTTPS_PROXY: bad, HTTP_PROXY: bad } });
+      expect(names((await first(source, 1))[0]!)).toEqual(['a-node-a']);
+      expect(() => makeSource('https://manifests.test/pods', { env: { HTTP_PROXY: bad } })).not.toThrow();
+      expect(() => makeSource('http://manifests.test/pods', { env: { HTTP_PROXY: bad, NO_PROXY: '*' } })).not.toThrow();
+      expect(() => makeSource('http://manifests.test/pods', { env: { HTTP_PROXY: bad, no_proxy: '.test' } })).not.toThrow();
+    });
+
+    it('tunnels through a socks5h proxy as through a socks5 one, the proxy resolving the name', async () => {
+      const server = await serve([ok(A)]);
+      const proxy = await Socks5Proxy.listen({ forwardTo: server.port });
+      cleanups.push(() => proxy.close());
+      const url = proxy.url().href.replace('socks5:', 'socks5h:');
+      const { source } = makeSource('http://manifests.test/pods', { env: { HTTP_PROXY: url } });
+      expect(names((await first(source, 1))[0]!)).toEqual(['a-node-a']);
+      expect(proxy.tunnels).toEqual([{ auth: undefined, target: 'manifests.test:80' }]);
+      expect(source.status().details.proxy).toBe(`socks5h://127.0.0.1:${proxy.port}`);
     });
   });
 

@@ -5,6 +5,7 @@ import {
   ConnectingSockets,
   EnvironmentProxy,
   httpProxyConnector,
+  isSocks5Proxy,
   basicAuthFromUserinfo,
   proxySocketConnector,
   socks5Connector,
@@ -18,6 +19,7 @@ import {
   podUid,
   safeUrl,
   trustedCas,
+  withGoServerVerification,
   type Clock,
   podSetUpdate,
   type PodSetUpdate,
@@ -53,7 +55,10 @@ export interface HttpPodSourceOptions {
   readonly periodMs?: number;
   /** `--manifest-url-header` pairs, sent in order; a repeated name sends every value in order. */
   readonly headers?: readonly (readonly [string, string])[];
-  /** PEM CA bundle (`--manifest-url-ca`): trusted **instead of** the system roots, as `curl --cacert` does. */
+  /**
+   * PEM CA bundle (`--manifest-url-ca`): trusted **instead of** the system roots, as `curl --cacert` does; each
+   * certificate in it a trust anchor, an intermediate CA too, as Go trusts its pool (core's `withGoServerVerification`).
+   */
   readonly ca?: string | Buffer;
   /**
    * Where `ca` came from, named in a TLS error whose chain leads to no trusted CA (`--manifest-url-ca /etc/ca.pem`).
@@ -72,7 +77,8 @@ export interface HttpPodSourceOptions {
   readonly dispatcher?: Dispatcher;
   /**
    * Where `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` are read (core's `EnvironmentProxy`: Go's rules, as the kubelet's
-   * client follows them; never for localhost or loopback). Default `process.env`. An http, https or socks5 proxy.
+   * client follows them; never for localhost or loopback). Default `process.env`. An http, https, socks5 or socks5h
+   * proxy; a variable is read only for a URL (or redirect target) that would use it, as Go reads it.
    */
   readonly env?: NodeJS.ProcessEnv;
   /** Deadline for the whole exchange: redirects, headers and body. Default 10 s. */
@@ -151,6 +157,7 @@ export class HttpPodSource implements PodSource, StatusReporter {
   readonly #proxies: EnvironmentProxy | undefined;
   /** The configured URL's proxy from the environment, as `status()` shows it (no credentials). */
   readonly #proxy: string | undefined;
+  /** `ca`, `cert`, `key`, with Go's server verification (core's `withGoServerVerification`), for every connection. */
   readonly #tls: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer };
 
   #applied: Applied | undefined;
@@ -226,7 +233,7 @@ export class HttpPodSource implements PodSource, StatusReporter {
     this.#proxies = options.dispatcher === undefined ? new EnvironmentProxy(options.env ?? process.env) : undefined;
     const proxy = this.#proxies?.proxyFor(this.#requestUrl);
     this.#proxy = proxy === undefined ? undefined : safeUrl(proxy.url);
-    this.#tls = tls;
+    this.#tls = withGoServerVerification(tls);
     this.#log = options.logger.child({ component: 'source.http', url: this.#safeUrl });
   }
 
@@ -335,7 +342,7 @@ export class HttpPodSource implements PodSource, StatusReporter {
       const proxyOptions = { tls: this.#tls, timeoutMs: Math.min(this.#timeoutMs, CONNECT_TIMEOUT_MS) };
       if (proxy === undefined) {
         dispatcher = new Agent({ connect: connecting.wrap(buildConnector(this.#tls)), ...timeouts });
-      } else if (proxy.url.protocol === 'socks5:') {
+      } else if (isSocks5Proxy(proxy.url)) {
         // A tunnel for either scheme: requests go through it as on a direct connection, as Go sends them.
         dispatcher = new Agent({ connect: connecting.wrap(socks5Connector(proxy.url, proxyOptions)), ...timeouts });
       } else if (url.protocol === 'https:') {

@@ -1,8 +1,9 @@
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { createTestPki } from './test-pki.js';
+import { createTestPki, issueTestCertificate } from './test-pki.js';
 
 describe('createTestPki()', () => {
   it('issues a server certificate that verifies against its CA in a real TLS handshake', async () => {
@@ -23,5 +24,23 @@ describe('createTestPki()', () => {
       await untrusted.close();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+describe('issueTestCertificate()', () => {
+  it('issues a serving certificate with the SANs asked for, or none at all, and an intermediate CA that issues in turn', async () => {
+    const pki = await createTestPki();
+    const commonNameOnly = new X509Certificate((await issueTestCertificate(pki.ca, { commonName: 'localhost' })).cert);
+    expect([commonNameOnly.subject, commonNameOnly.subjectAltName, commonNameOnly.ca]).toEqual(['CN=localhost', undefined, false]);
+    expect(commonNameOnly.checkIssued(new X509Certificate(pki.ca.cert))).toBe(true);
+    const intermediate = await issueTestCertificate(pki.ca, { commonName: 'intermediate', role: 'ca' });
+    expect(new X509Certificate(intermediate.cert).ca).toBe(true);
+    const leaf = await issueTestCertificate(intermediate, { commonName: 'kube.test', hosts: ['kube.test', '127.0.0.1'] });
+    const cert = new X509Certificate(leaf.cert);
+    expect(cert.subjectAltName).toBe('DNS:kube.test, IP Address:127.0.0.1');
+    expect(cert.checkIssued(new X509Certificate(intermediate.cert))).toBe(true);
+    expect(cert.checkPrivateKey(createPrivateKey(leaf.key))).toBe(true);
+    // PEM that ends in a newline: a chain is the certificates joined.
+    expect(leaf.cert + intermediate.cert).toMatch(/^(-----BEGIN CERTIFICATE-----\n[^-]+-----END CERTIFICATE-----\n){2}$/);
   });
 });
