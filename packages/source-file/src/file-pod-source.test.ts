@@ -251,6 +251,46 @@ describe(FilePodSource.name, () => {
       expect(uid(fromRelative, key('web'))).toBe(uid(absolute, key('web')));
     });
 
+    it('resolves a relative path once, at construction: status, logs and errors name the absolute path, whatever the cwd later', async () => {
+      const base = await makeDir();
+      await mkdir(join(base, 'manifests'));
+      await writeFile(join(base, 'manifests', 'web.yaml'), podManifestYaml('web'));
+      await writeFile(join(base, 'manifests', 'bad.yaml'), INVALID_YAML);
+      const cwd = process.cwd();
+      let here: string;
+      let present: ReturnType<typeof start>;
+      let missing: ReturnType<typeof start>;
+      process.chdir(base);
+      try {
+        here = process.cwd(); // as the process sees it (a symlinked temp dir resolves)
+        present = start({ path: 'manifests/' });
+        missing = start({ path: join('x', 'missing') });
+      } finally {
+        process.chdir(cwd); // before the first scan: a path resolved later would name nothing here
+      }
+      const dir = join(here, 'manifests');
+      expect(relative(process.cwd(), dir)).not.toBe('manifests');
+
+      const first = await present.run.next();
+      expect(keys(first)).toEqual([key('web')]);
+      // The UID input is the absolute file name, as for an absolute path (D6): unchanged by the resolution.
+      expect(uid(first, key('web'))).toBe(expectedUid(podManifestYaml('web'), join(dir, 'web.yaml')));
+      const status = present.source.status();
+      expect(status.details).toMatchObject({ path: dir, mode: 'directory', invalid: [{ file: join(dir, 'bad.yaml') }] });
+      expect(status.lastError?.message.startsWith(`${join(dir, 'bad.yaml')}: `)).toBe(true);
+      expect(msgs(present.log.lines, 'file source started')).toMatchObject([{ path: dir }]);
+      expect(msgs(present.log.lines, 'manifest path found')).toMatchObject([{ path: dir, mode: 'directory' }]);
+      expect(msgs(present.log.lines, 'manifest invalid')).toMatchObject([{ path: dir, file: join(dir, 'bad.yaml') }]);
+
+      const gone = join(here, 'x', 'missing');
+      expect((await missing.run.next()).pods.size).toBe(0);
+      expect(missing.source.status()).toMatchObject({
+        details: { path: gone, mode: 'missing' },
+        lastError: { message: `manifest path ${gone} does not exist`, code: 'PODCONFIG_SOURCE_UNAVAILABLE' },
+      });
+      expect(msgs(missing.log.lines, 'manifest path does not exist')).toMatchObject([{ level: WARN, path: gone }]);
+    });
+
     it('skips a sub-directory with a "not recursing" log and ignores its contents (#21)', async () => {
       const dir = await makeDir();
       await mkdir(join(dir, 'sub'));

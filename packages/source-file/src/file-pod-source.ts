@@ -1,4 +1,4 @@
-import { resolve, sep } from 'node:path';
+import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import {
   ConfigInvalidError,
@@ -27,7 +27,10 @@ import { scanManifestPath } from './scan-manifest-path.js';
 import { relevantTo, watchPlan } from './watch-plan.js';
 
 export interface FilePodSourceOptions {
-  /** Directory or single file (trailing separators trimmed; symlinks followed). */
+  /**
+   * Directory or single file (symlinks followed). A relative path is resolved against `process.cwd()` once, in
+   * the constructor; trailing separators go. Status, logs and errors name the absolute path.
+   */
   readonly path: string;
   readonly nodeName: string;
   readonly logger: Logger;
@@ -85,8 +88,8 @@ const SKIP_MESSAGES: Readonly<Record<IgnoreReason | 'directory' | 'not-regular',
  */
 export class FilePodSource implements PodSource, StatusReporter {
   readonly name: SourceName = FILE_SOURCE;
+  /** The path resolved once, at construction: scans, status, logs and errors name it, whatever the cwd later. */
   readonly #path: string;
-  readonly #absPath: string;
   readonly #nodeName: string;
   readonly #clock: Clock;
   readonly #periodMs: number;
@@ -135,9 +138,11 @@ export class FilePodSource implements PodSource, StatusReporter {
   #laterDocuments: string[] = [];
 
   constructor(options: FilePodSourceOptions) {
-    this.#path = trimTrailingSeparators(options.path);
-    if (this.#path === '') throw new ConfigInvalidError('file source: path must not be empty');
-    this.#absPath = resolve(this.#path);
+    if (options.path === '') throw new ConfigInvalidError('file source: path must not be empty');
+    // Absolute, against the working directory at construction (`resolve` also drops trailing separators): an
+    // operator reading /sources or a log line learns which directory a relative `--pod-manifest-path` named, and
+    // a later chdir moves nothing. File names, and so the UIDs (spec §1.3, D6), are under it.
+    this.#path = resolve(options.path);
     // The node name suffixes every pod name: without a valid one, every manifest would be reported invalid.
     this.#nodeName = checkNodeName(options.nodeName, 'file source: nodeName');
     this.#clock = options.clock;
@@ -181,7 +186,7 @@ export class FilePodSource implements PodSource, StatusReporter {
     const backoff = exponentialBackoff({ ...WATCH_RETRY, clock });
     let retryAt = 0;
     const watch = new ManifestWatch({
-      relevant: relevantTo(this.#absPath, this.#filter),
+      relevant: relevantTo(this.#path, this.#filter),
       onChange: () => scheduler.touch(),
       onError: (err) => {
         const wait = backoff.next();
@@ -238,7 +243,7 @@ export class FilePodSource implements PodSource, StatusReporter {
           if (signal.aborted) return;
         }
 
-        const plan = await raceSignal(watchPlan(this.#absPath, outcome.directory), signal);
+        const plan = await raceSignal(watchPlan(this.#path, outcome.directory), signal);
         // Re-arm at once when the path changed identity or a watched directory went away (D5);
         // after a failure, when the backoff says so.
         if (watch.key !== plan.key || watch.stale || (watch.failed && clock.monotonic() >= retryAt)) {
@@ -288,7 +293,7 @@ export class FilePodSource implements PodSource, StatusReporter {
   /** One full scan: updates status and logs; `set` is undefined when the path is unusable (keep the last SET). */
   async #scan(builder: ManifestSetBuilder, signal: AbortSignal): Promise<ScanOutcome> {
     // The absolute path: file names (and so the UIDs, spec §1.3) do not depend on the working directory.
-    const result = await scanManifestPath(this.#absPath, { filter: this.#filter, maxEntries: this.#maxManifests }, signal);
+    const result = await scanManifestPath(this.#path, { filter: this.#filter, maxEntries: this.#maxManifests }, signal);
     this.#counters.scans++;
     if (result.mode === 'error') {
       this.#mode = result.other ? 'other' : 'error';
@@ -306,7 +311,7 @@ export class FilePodSource implements PodSource, StatusReporter {
       // source is seen, not provisional, and its pods go.
       this.#healthy = false;
       this.#counters.errors++;
-      this.#setError(new SourceUnavailableError(`manifest path ${this.#absPath} does not exist`));
+      this.#setError(new SourceUnavailableError(`manifest path ${this.#path} does not exist`));
       this.#invalid = [];
       this.#holdingOrphanKills = [];
       this.#shadowed = [];
@@ -417,10 +422,4 @@ const mayHoldAPod = (invalid: InvalidManifest): boolean =>
 function reasonOf(err: unknown): string {
   const reason = typeof err === 'object' && err !== null ? (err as { reason?: unknown }).reason : undefined;
   return typeof reason === 'string' ? reason : errorMessage(err);
-}
-
-function trimTrailingSeparators(path: string): string {
-  let end = path.length;
-  while (end > 1 && (path[end - 1] === sep || path[end - 1] === '/')) end--;
-  return path.slice(0, end);
 }
