@@ -175,6 +175,31 @@ describe('loadClusterConfig()', () => {
     expect(err.message).toContain(file);
   });
 
+  it('says no kubeconfig file was found, and where it looked, when a context is given and no file exists', async () => {
+    const sa = join(dir.path, 'sa'); // no service account: nothing but the loading rules answers
+    const home = join(dir.path, 'home');
+    await mkdir(home);
+    const homeFile = join(home, '.kube', 'config');
+    const cases: [NodeJS.ProcessEnv, string][] = [
+      [{ HOME: home }, `($KUBECONFIG is not set and ${homeFile} does not exist)`],
+      [{ HOME: home, KUBECONFIG: '' }, `($KUBECONFIG is empty and ${homeFile} does not exist)`],
+      [{ HOME: home, KUBECONFIG: join(dir.path, 'a') }, `($KUBECONFIG names ${join(dir.path, 'a')}, which does not exist)`],
+      [{ HOME: home, KUBECONFIG: `${join(dir.path, 'a')}:${join(dir.path, 'b')}` },
+        `($KUBECONFIG names ${join(dir.path, 'a')}:${join(dir.path, 'b')}, none of which exists)`],
+      [{ HOME: home, KUBECONFIG: '::' }, '($KUBECONFIG "::" names no file)'],
+    ];
+    for (const [env, where] of cases) {
+      const err = await rejection(loadClusterConfig({ context: 'foo', env, inClusterRoot: sa }));
+      expect(err.code, JSON.stringify(env)).toBe('PODCONFIG_KUBECONFIG_INVALID');
+      expect(err.message, JSON.stringify(env)).toBe(`context "foo" does not exist: no kubeconfig file found ${where}`);
+    }
+    // A file that exists but is empty keeps its message.
+    await mkdir(join(home, '.kube'));
+    await writeFile(homeFile, '');
+    const err = await rejection(loadClusterConfig({ context: 'foo', env: { HOME: home }, inClusterRoot: sa }));
+    expect(err.message).toBe(`context "foo" does not exist: no kubeconfig content in ${homeFile}`);
+  });
+
   it('throws naming the file when --kubeconfig does not exist', async () => {
     const file = join(dir.path, 'missing');
     const err = await rejection(loadClusterConfig({ kubeconfig: file, env: {} }));

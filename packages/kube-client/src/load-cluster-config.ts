@@ -82,10 +82,9 @@ async function findClusterConfig(options: LoadClusterConfigOptions, env: NodeJS.
 
   if (isEmptyKubeconfig(merged)) {
     if (requested !== undefined) {
-      throw new PodConfigError(
-        'PODCONFIG_KUBECONFIG_INVALID',
-        `context "${requested}" does not exist: no kubeconfig content in ${paths.join(delimiter)}`,
-      );
+      // No file at all is not a file without content: say where the loading rules looked (kubectl: the context is not found).
+      const why = files.length === 0 ? noKubeconfigFile(env.KUBECONFIG, paths) : `no kubeconfig content in ${paths.join(delimiter)}`;
+      throw new PodConfigError('PODCONFIG_KUBECONFIG_INVALID', `context "${requested}" does not exist: ${why}`);
     }
     const config = await inCluster();
     if (config !== undefined) return config;
@@ -103,4 +102,17 @@ async function findClusterConfig(options: LoadClusterConfigOptions, env: NodeJS.
     );
   }
   return clusterConfigFromKubeconfig(merged, contextName, options.signal);
+}
+
+/**
+ * Why no kubeconfig was read, when none of the files the loading rules name exists (a missing `--kubeconfig`
+ * throws before): `$KUBECONFIG` unset or empty and the home default missing, or the `KUBECONFIG` list's files.
+ */
+function noKubeconfigFile(fromEnv: string | undefined, paths: readonly string[]): string {
+  if (fromEnv === undefined || fromEnv === '') {
+    return `no kubeconfig file found ($KUBECONFIG is ${fromEnv === undefined ? 'not set' : 'empty'} and ${paths.join(delimiter)} does not exist)`;
+  }
+  if (paths.length === 0) return `no kubeconfig file found ($KUBECONFIG ${JSON.stringify(fromEnv)} names no file)`;
+  if (paths.length === 1) return `no kubeconfig file found ($KUBECONFIG names ${paths.join(delimiter)}, which does not exist)`;
+  return `no kubeconfig file found ($KUBECONFIG names ${paths.join(delimiter)}, none of which exists)`;
 }
