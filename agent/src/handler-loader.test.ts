@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PodConfigError, isPodLister, isStartable, type PodLister, type StartableHandler, type SyncHandler } from '@podconfig/core';
 import { makePod, tempDir } from '@podconfig/testing';
-import { loadSyncHandler, type HandlerLoaderContext } from './handler-loader.js';
+import { loadSyncHandler, moduleLoadHint, type HandlerLoaderContext } from './handler-loader.js';
 
 describe('loadSyncHandler()', () => {
   let dir: { path: string; cleanup: () => Promise<void> };
@@ -62,6 +62,34 @@ describe('loadSyncHandler()', () => {
     expect(PodConfigError.is(err, 'PODCONFIG_PLUGIN_LOAD')).toBe(true);
     expect((err as Error).message).toContain(`handler "${name}"`);
     expect((err as Error).message).toContain(message);
+  });
+
+  it.each(['./missing.ts', 'missing.ts', 'missing.mts'])('takes %s as a path to load, not as a package name', async (name) => {
+    const err = await loadSyncHandler({ name, options: {} }, ctx()).catch((e: unknown) => e);
+    expect(PodConfigError.is(err, 'PODCONFIG_PLUGIN_LOAD')).toBe(true);
+    expect((err as Error).message).toContain(`handler "${name}": cannot load module: Cannot find module`);
+  });
+
+  describe('moduleLoadHint()', () => {
+    // Node.js's refusal as Node.js 20 words it. vitest runs a .ts module itself, so an import here would not meet it:
+    // the built agent does (test/e2e/handlers-plugins.test.ts).
+    const refusal = (ext: string): Error => Object.assign(new TypeError(`Unknown file extension "${ext}" for /p/handler${ext}`), { code: 'ERR_UNKNOWN_FILE_EXTENSION' });
+
+    it.each(['.ts', '.mts', '.cts', '.tsx'])('says to compile a TypeScript handler (%s) to JavaScript', (ext) => {
+      expect(moduleLoadHint(refusal(ext), `./handler${ext}`)).toBe(
+        `Node.js ${process.versions.node} does not run TypeScript: compile the handler to .js or .mjs (e.g. with tsc) and give that file as the handler`);
+    });
+
+    it('says what a handler module is for another extension Node.js does not load', () => {
+      expect(moduleLoadHint(refusal('.yaml'), './handler.yaml')).toBe(
+        'a handler module is JavaScript: an ES module (.mjs, or .js under a package.json with "type": "module") or CommonJS (.cjs)');
+    });
+
+    it('adds nothing to other load failures, whose message says enough', () => {
+      expect(moduleLoadHint(Object.assign(new Error("Cannot find module '/p/x.ts'"), { code: 'ERR_MODULE_NOT_FOUND' }), './x.ts')).toBeUndefined();
+      expect(moduleLoadHint(new SyntaxError('Unexpected token'), './x.mjs')).toBeUndefined();
+      expect(moduleLoadHint(undefined, './x.ts')).toBeUndefined();
+    });
   });
 
   it('fails for an unknown package name', async () => {

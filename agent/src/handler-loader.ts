@@ -27,8 +27,25 @@ export interface HandlerLoaderContext {
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 
+/** A path, not a package name: `./x`, `/x`, or a file name with a JavaScript or TypeScript extension. */
 const isPathLike = (name: string): boolean =>
-  name.startsWith('.') || isAbsolute(name) || /\.(m?js|cjs)$/.test(name);
+  name.startsWith('.') || isAbsolute(name) || /\.([mc]?js|[mc]?ts)$/.test(name);
+
+/** TypeScript sources: Node.js 20 refuses them (`ERR_UNKNOWN_FILE_EXTENSION`); later ones may strip the types. */
+const TYPESCRIPT_FILE = /\.([mc]?ts|tsx)$/;
+
+/**
+ * What to do about a module Node.js would not load, when its error alone would not say (`Unknown file extension
+ * ".ts"`), or undefined. Exported for the tests: vitest loads a `.ts` file itself, so only the built agent meets
+ * Node.js's own refusal.
+ */
+export function moduleLoadHint(err: unknown, path: string): string | undefined {
+  if ((err as { code?: unknown } | null)?.code !== 'ERR_UNKNOWN_FILE_EXTENSION') return undefined;
+  if (TYPESCRIPT_FILE.test(path)) {
+    return `Node.js ${process.versions.node} does not run TypeScript: compile the handler to .js or .mjs (e.g. with tsc) and give that file as the handler`;
+  }
+  return 'a handler module is JavaScript: an ES module (.mjs, or .js under a package.json with "type": "module") or CommonJS (.cjs)';
+}
 
 function pluginError(spec: HandlerSpec, message: string, cause?: unknown): PodConfigError {
   return new PodConfigError('PODCONFIG_PLUGIN_LOAD', `handler "${spec.name}": ${message}`, cause === undefined ? {} : { cause });
@@ -58,7 +75,8 @@ async function importFactory(spec: HandlerSpec, cwd: string): Promise<SyncHandle
   try {
     mod = await import(url);
   } catch (err: unknown) {
-    throw pluginError(spec, `cannot load module: ${errorMessage(err)}`, err);
+    const hint = moduleLoadHint(err, spec.name);
+    throw pluginError(spec, `cannot load module: ${errorMessage(err)}${hint === undefined ? '' : ` (${hint})`}`, err);
   }
   const factory = (mod as { default?: unknown }).default;
   if (typeof factory !== 'function') {

@@ -1,5 +1,5 @@
 export { runPodConfig, podConfigOptionsToConfig } from './run-pod-config.js';
-export type { PodConfigOptions, HandlerConfig } from './run-pod-config.js';
+export type { PodConfigOptions, HandlerConfig, HandlerOptionValue } from './run-pod-config.js';
 export { createAgent, runAgent } from './main.js';
 export type { CreateAgentOptions, RunAgentOptions } from './main.js';
 export { Agent } from './agent.js';

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { MAX_TIMER_MS, PodConfigError, errorMessage, errorMessageWithCauses, processGroupKillsPending, processGroupKillsSettled } from '@podconfig/core';
+import { HandlerStartError } from '@podconfig/reconcile';
 import { parseCommandLine } from './cli.js';
 import { loadConfigFile, type ConfigFile } from './config-file.js';
 import { effectiveSettings } from './effective-settings.js';
@@ -8,13 +9,15 @@ import { createRootLogger } from './logger.js';
 import { runAgent } from './main.js';
 import { AgentMetrics } from './metrics.js';
 import { resolveConfig } from './settings.js';
+import { ShutdownSignalError } from './shutdown-signal-error.js';
 import { AGENT_VERSION } from './version.js';
 
 
 export interface RunCliOptions {
   /**
-   * Aborted by the first SIGTERM, SIGINT or SIGHUP (its reason: the signal's name). The process entry installs
-   * the signal handlers before it loads this module, so a signal while modules load stops it too.
+   * Aborted by the first SIGTERM, SIGINT or SIGHUP (its reason: a {@link ShutdownSignalError} naming the signal).
+   * The process entry installs the signal handlers before it loads this module, so a signal while modules load
+   * stops it too.
    */
   readonly signal: AbortSignal;
   /** Called once the root logger exists (the entry logs a second signal with it). */
@@ -43,7 +46,8 @@ export function messageWithCauses(err: unknown): string {
 /**
  * The `podconfig-agent` process after its signal handlers: flags → config → logger → `runAgent()`.
  * Resolves with the exit code: 0 after a clean shutdown (also one that came during start-up), 1 on a
- * fatal runtime error, 2 on invalid flags or configuration.
+ * fatal runtime error, a handler whose start() failed or a start-up condition that may clear, 2 on invalid flags
+ * or configuration.
  */
 export async function runCli(argv: readonly string[], o: RunCliOptions): Promise<number> {
   const parsed = parseCommandLine(argv, AGENT_VERSION);
@@ -78,7 +82,8 @@ export async function runCli(argv: readonly string[], o: RunCliOptions): Promise
 
   const shutdownTimeoutMs = config.shutdownTimeoutMs;
   const onAbort = (): void => {
-    logger.info({ signal: o.signal.reason as unknown }, 'shutting down');
+    const reason: unknown = o.signal.reason;
+    logger.info({ signal: reason instanceof ShutdownSignalError ? reason.signal : errorMessage(reason) }, 'shutting down');
     // Handlers get shutdownTimeout; if something still holds the process after that, leave anyway.
     const deadlineMs = Math.min(shutdownTimeoutMs + 5_000, MAX_TIMER_MS);
     setTimeout(() => {
@@ -102,6 +107,14 @@ export async function runCli(argv: readonly string[], o: RunCliOptions): Promise
       // Stopped while starting: whatever failed was cut short by the stop.
       logger.info({ reason: errorMessage(err) }, 'stopped during start-up');
       return 0;
+    }
+    if (err instanceof HandlerStartError) {
+      // A handler's start() failed (its runtime not up yet, a directory on a volume not mounted yet): said as
+      // invalid configuration is, one line on stderr naming the handler and the cause; the stack at debug level.
+      // Exit 1: such a failure may clear by itself, and a supervisor restarts the agent (the systemd unit does).
+      logger.debug({ err }, 'sync handler failed to start');
+      process.stderr.write(`podconfig-agent: ${messageWithCauses(err)}\n`);
+      return 1;
     }
     if (PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID') || PodConfigError.is(err, 'PODCONFIG_PLUGIN_LOAD')) {
       // Found at start-up (a bad kubeconfig, an unknown --context, a handler that cannot load, the status

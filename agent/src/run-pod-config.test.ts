@@ -51,6 +51,39 @@ describe('podConfigOptionsToConfig()', () => {
     }) as Error);
   });
 
+  it.each<[string, unknown, string]>([
+    ['a misspelt method and an undefined one', { name: 'x', syncpod() {}, killPod: undefined }, 'it has no syncPod(), it has no killPod(); it has syncpod() (a misspelt syncPod()?), which no handler has'],
+    ['only a misspelt method', { name: 'x', async syncPods() {}, async killPod() {} }, 'it has no syncPod(); it has syncPods() (a misspelt syncPod()?), which no handler has'],
+    ['a method no handler has', { name: 'x', async syncPod() {}, async remove() {} }, 'it has no killPod(); it has remove(), which no handler has'],
+    ['a class instance with misspelt methods', new (class { readonly name = 'x'; async syncpod(): Promise<void> {} async killpod(): Promise<void> {} })(),
+      'it has no syncPod(), it has no killPod(); it has syncpod() (a misspelt syncPod()?), killpod() (a misspelt killPod()?), which no handler has'],
+  ])('rejects an entry with functions that is no handler object (%s), naming its index and what is missing, not as an unknown handler later', (_what, entry, problem) => {
+    expect(() => podConfigOptionsToConfig({ nodeName: NODE, handlers: ['log', entry as SyncHandler] })).toThrow(new ConfigInvalidError(
+      `option "handlers"[1]: a handler object needs a non-empty name, syncPod() and killPod(): ${problem}`));
+  });
+
+  it('takes a plain-data entry as a spec, and an object with a handler\'s methods as a handler object', () => {
+    const handler: SyncHandler = { name: 'mine', async syncPod() {}, async killPod() {} };
+    const config = podConfigOptionsToConfig({
+      nodeName: NODE,
+      handlers: [handler, { name: 'exec', command: '/bin/true', args: ['--x'], timeout: '30s', env: { A: 'b' } }, { name: 'webhook', url: 'http://127.0.0.1:1/', headers: [['x-a', '1']] }],
+    });
+    expect(config.handlers.map((h) => [h.name, h.options])).toEqual([
+      ['exec', { command: '/bin/true', args: ['--x'], timeout: '30s', env: { A: 'b' } }],
+      ['webhook', { url: 'http://127.0.0.1:1/', headers: [['x-a', '1']] }],
+    ]);
+  });
+
+  it('types a spec\'s options as plain data, so a broken handler object type-checks as neither a spec nor a handler', () => {
+    // Compile-time checks (tsc -p tsconfig.tests.json): each @ts-expect-error fails the build if the line compiles.
+    // @ts-expect-error a misspelt method and an undefined one: no SyncHandler, and a function is no option value
+    const misspelt: PodConfigOptions['handlers'] = [{ name: 'x', syncpod() {}, killPod: undefined }];
+    // @ts-expect-error syncPod() misspelt as syncPods(): a function is no option value
+    const plural: PodConfigOptions['handlers'] = [{ name: 'x', async syncPods() {}, async killPod() {} }];
+    const specs: PodConfigOptions['handlers'] = ['log', 'state-dir=/x', { name: 'exec', command: '/bin/true', args: ['a'], env: { A: 'b' }, list: null, n: 1, on: true }];
+    expect([misspelt, plural, specs].map((h) => h?.length)).toEqual([1, 1, 3]);
+  });
+
   it('leaves the status server off by default: an embedding process opens no port it did not ask for', () => {
     expect(podConfigOptionsToConfig({ nodeName: NODE }).statusAddress).toBeUndefined();
     expect(podConfigOptionsToConfig({ nodeName: NODE, statusAddress: '127.0.0.1:0' }).statusAddress).toEqual({ host: '127.0.0.1', port: 0 });

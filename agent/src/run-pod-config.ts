@@ -2,12 +2,23 @@ import { pino, type Logger } from 'pino';
 import type { AddressInfo } from 'node:net';
 import { ConfigInvalidError, type Clock, type SyncHandler } from '@podconfig/core';
 import type { AgentConfig } from './agent-config.js';
+import { closestName } from './closest-name.js';
 import { handlerShapeProblem } from './handler-loader.js';
 import { runAgent } from './main.js';
 import { CONFIG_FIELDS, resolveConfig } from './settings.js';
 
-/** A handler spec as in the config file: `'log'`, `'state-dir=/var/lib/x'`, or `{ name: 'exec', command: '…' }`. */
-export type HandlerConfig = string | { readonly name: string; readonly [option: string]: unknown };
+/**
+ * A handler option's value: plain data, what a config file can hold (strings, numbers, booleans, null, lists and
+ * maps of them). No functions: an object with methods is a handler object, not a spec.
+ */
+export type HandlerOptionValue = string | number | boolean | null | readonly HandlerOptionValue[] | { readonly [key: string]: HandlerOptionValue };
+
+/**
+ * A handler spec as in the config file: `'log'`, `'state-dir=/var/lib/x'`, or `{ name: 'exec', command: '…' }`.
+ * Its options are plain data ({@link HandlerOptionValue}), so a handler object with a misspelt or missing method
+ * (`{ name: 'h', syncpod() {}, killPod() {} }`) type-checks as neither a spec nor a `SyncHandler`.
+ */
+export type HandlerConfig = string | { readonly name: string; readonly [option: string]: HandlerOptionValue };
 
 /**
  * Options of {@link runPodConfig}: the config-file fields (KubeletConfiguration names where the
@@ -59,13 +70,46 @@ export interface PodConfigOptions {
   readonly onStarted?: (info: { readonly statusAddress: AddressInfo | undefined }) => void;
 }
 
+/** The methods a handler object may have (`SyncHandler`'s and the optional capabilities'). */
+const HANDLER_METHODS = ['syncPod', 'killPod', 'start', 'close', 'listPods', 'runtimeError'] as const;
+
 /**
- * An in-process handler rather than a spec: an object with a method a handler has. Specs are plain data
- * (`{ name, ...options }`), so a function-valued `syncPod` or `killPod` can only mean a handler object.
+ * An in-process handler rather than a spec. Specs are plain data (`{ name, ...options }`, as a config file
+ * holds), so an entry meant as a handler object is one that has a function-valued property of its own, has one
+ * of a handler's methods (also from its class), or is a class instance: its shape is then checked as a handler's,
+ * so a misspelt or missing method is reported as such, not as an unknown handler named after the object's `name`.
  */
 function isHandlerObject(value: SyncHandler | HandlerConfig): value is SyncHandler {
-  const h = value as Partial<Record<'syncPod' | 'killPod', unknown>>;
-  return typeof value === 'object' && value !== null && (typeof h.syncPod === 'function' || typeof h.killPod === 'function');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return true;
+  const fields = value as Readonly<Record<string, unknown>>;
+  return Object.values(fields).some((v) => typeof v === 'function') || HANDLER_METHODS.some((m) => typeof fields[m] === 'function');
+}
+
+/** `; it has syncpod(): is it a misspelt syncPod()?` for the methods an entry has that no handler has. */
+function strayMethods(value: object): string {
+  const known: readonly string[] = HANDLER_METHODS;
+  const stray = methodNames(value).filter((m) => !known.includes(m));
+  if (stray.length === 0) return '';
+  const guesses = stray.map((m) => {
+    const meant = closestName(m, HANDLER_METHODS);
+    return meant === undefined ? `${m}()` : `${m}() (a misspelt ${meant}()?)`;
+  });
+  return `; it has ${guesses.join(', ')}, which no handler has`;
+}
+
+/** The names of an object's function-valued properties, its own and its classes' (not Object's). */
+function methodNames(value: object): string[] {
+  const names = new Set<string>();
+  for (let o: object | null = value; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o) as object | null) {
+    for (const key of Object.getOwnPropertyNames(o)) {
+      if (key === 'constructor') continue;
+      const d = Object.getOwnPropertyDescriptor(o, key);
+      if (d !== undefined && typeof d.value === 'function') names.add(key);
+    }
+  }
+  return [...names];
 }
 
 /** Options typed as a number or a boolean only (durations take a string too). */
@@ -113,9 +157,10 @@ export function podConfigOptionsToConfig(options: PodConfigOptions): AgentConfig
   const objects = handlers.filter(isHandlerObject);
   // The check the CLI's loader makes of what a factory returns: the reconciler would call what is missing.
   handlers.forEach((h, i) => {
-    const problem = isHandlerObject(h) ? handlerShapeProblem(h) : undefined;
+    if (!isHandlerObject(h)) return;
+    const problem = handlerShapeProblem(h);
     if (problem !== undefined) {
-      throw new ConfigInvalidError(`option "handlers"[${i}]: a handler object needs a non-empty name, syncPod() and killPod(): ${problem}`);
+      throw new ConfigInvalidError(`option "handlers"[${i}]: a handler object needs a non-empty name, syncPod() and killPod(): ${problem}${strayMethods(h)}`);
     }
   });
   // The library's defaults: no status server, no logs (runPodConfig's logger is silent unless given a level).

@@ -246,26 +246,6 @@ describe('podconfig-agent command line', () => {
     }
   });
 
-  it('exits 1 with a fatal JSON log line when the agent fails at run time (2 is for invalid input only)', async () => {
-    const handler = join(tmp.path, 'broken.mjs');
-    await writeFile(handler, [
-      'export default () => ({',
-      "  name: 'broken',",
-      "  async start() { throw new Error('the runtime socket is gone'); },",
-      '  async syncPod() {},',
-      '  async killPod() {},',
-      '});',
-      '',
-    ].join('\n'));
-    const r = run(['--handler', handler, '--status-address', 'off']);
-    expect(r.status).toBe(1);
-    expect(r.stderr).toBe('');
-    const fatal = r.stdout.split('\n').filter((l) => l.includes('"level":60')).map((l) => JSON.parse(l) as { msg: string; err: { message: string } });
-    expect(fatal).toHaveLength(1);
-    expect(fatal[0]!.msg).toBe('agent failed');
-    expect(fatal[0]!.err.message).toContain('the runtime socket is gone');
-  });
-
   it('exits 1, which a supervisor restarts, when what a setting names is not there yet: a --kubeconfig not written yet, the status port still taken', async () => {
     // kubeadm join writes kubelet.conf after the node has booted: the deploy unit restarts on 1, never on 2.
     const missing = run(['--kubeconfig', join(tmp.path, 'kubelet.conf'), '--status-address', 'off']);

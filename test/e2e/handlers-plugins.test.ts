@@ -182,6 +182,35 @@ describe('podconfig-agent handler plugins', () => {
       expect(output).toContain('handler "./never.mjs": the module or its factory did not settle within 1s (--handler-timeout)');
     });
 
+    it('exits with status 1 (retryable: a runtime may come up) and one stderr line naming the handler when its start() fails', async () => {
+      await writeFile(join(tmp.path, 'bad-start.mjs'), [
+        'export default () => ({',
+        "  name: 'bad-start',",
+        "  async start() { throw new Error('cannot reach the runtime socket'); },",
+        '  async syncPod() {},',
+        '  async killPod() {},',
+        '});', '',
+      ].join('\n'));
+      const { code, stdout, stderr } = await runToExit(['--node-name', NODE, '--pod-manifest-path', manifests, '--handler', './bad-start.mjs'], tmp.path);
+      expect(code).toBe(1);
+      // One line on stderr, as for a factory that throws; no JSON, no stack.
+      expect(stderr).toBe('podconfig-agent: sync handler "bad-start" failed to start: cannot reach the runtime socket\n');
+      expect(stdout).not.toContain('"level":60'); // was a fatal JSON line with a stack trace, and nothing on stderr
+      expect(stdout).not.toContain('agent failed');
+    });
+
+    // Node.js 20 does not run TypeScript (22.18 and later strip the types and would run it).
+    it('exits with status 2 and says to compile a TypeScript handler to JavaScript, which this Node.js does not run', async () => {
+      await writeFile(join(tmp.path, 'my-handler.ts'), "export default (): object => ({ name: 'ts', async syncPod() {}, async killPod() {} });\n");
+      const { code, stdout, stderr } = await runToExit(['--node-name', NODE, '--pod-manifest-path', manifests, '--handler', './my-handler.ts'], tmp.path);
+      expect(code).toBe(2);
+      const hint = `(Node.js ${process.versions.node} does not run TypeScript: compile the handler to .js or .mjs (e.g. with tsc) and give that file as the handler)`;
+      expect(stderr).toMatch(/^podconfig-agent: --handler\[0\]: handler "\.\/my-handler\.ts": cannot load module: Unknown file extension "\.ts" for [^\n]*my-handler\.ts /);
+      expect(stderr.endsWith(`${hint}\n`)).toBe(true); // was Node.js's bare "Unknown file extension" and no hint
+      expect(stderr.split('\n')).toHaveLength(2); // one line
+      expect(stdout).not.toContain('"level":60');
+    });
+
     it('exits 0 with an info log, not a fatal one, when SIGTERM comes while a factory is still running', async () => {
       await writeFile(join(tmp.path, 'waiting.mjs'), [
         "import { writeFileSync } from 'node:fs';",

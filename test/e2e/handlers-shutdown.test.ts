@@ -73,6 +73,41 @@ describe('podconfig-agent shutdown with handler calls in flight', () => {
     expect(messages).not.toContain('shutdown deadline passed, exiting');
   });
 
+  it('gives a call an Error naming the signal as its abort reason, and logs the call it cut short as one info line without a stack', async () => {
+    const manifests = join(tmp.path, 'manifests');
+    await mkdir(manifests);
+    await writeFile(join(manifests, 'web.yaml'), podManifestYaml('web'));
+    // Its create waits for the abort, writes down what its signal's reason is, then throws it (throwIfAborted()).
+    await writeFile(join(tmp.path, 'reason.mjs'), [
+      "import { appendFileSync, writeFileSync } from 'node:fs';",
+      'export default () => ({',
+      "  name: 'reason',",
+      '  syncPod: (_request, signal) => new Promise((resolve, reject) => {',
+      "    appendFileSync('started', 'x');",
+      "    signal.addEventListener('abort', () => {",
+      '      const r = signal.reason;',
+      "      writeFileSync('reason.json', JSON.stringify({ isError: r instanceof Error, name: r?.name, message: r?.message }));",
+      '      try { signal.throwIfAborted(); resolve(); } catch (err) { reject(err); }',
+      '    }, { once: true });',
+      '  }),',
+      '  killPod: async () => {},',
+      '});', '',
+    ].join('\n'));
+    agent = await AgentProcess.start(['--node-name', NODE, '--pod-manifest-path', manifests, '--handler', './reason.mjs', '--shutdown-timeout', '5s'], { cwd: tmp.path });
+    await eventually(async () => (existsSync(join(tmp.path, 'started')) ? true : undefined), 15_000, 'the call to start');
+
+    expect(await agent.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    expect(JSON.parse(await readFile(join(tmp.path, 'reason.json'), 'utf8'))).toEqual({
+      isError: true, name: 'AbortError', message: 'podconfig-agent received SIGTERM: shutting down', // was the string "SIGTERM"
+    });
+    expect(agent.logs.find((l) => l.msg === 'shutting down')).toMatchObject({ signal: 'SIGTERM' });
+    const cut = agent.logs.filter((l) => l.msg === 'handler call cut short by shutdown');
+    expect(cut).toEqual([expect.objectContaining({ level: 30, handler: 'reason', pod: `default/web-${NODE}`, call: 'create' })]);
+    expect(cut[0]).not.toHaveProperty('err'); // was a warn line with the error's stack, per call
+    expect(agent.logs.map((l) => l.msg)).not.toContain('handler call failed');
+    expect(agent.logs.find((l) => l.msg === 'reconciler stopped')).toMatchObject({ interruptedCalls: 1 });
+  });
+
   it('exits as soon as the shutdown timeout has passed, though an abandoned call still holds a timer', async () => {
     const manifests = join(tmp.path, 'manifests');
     await mkdir(manifests);

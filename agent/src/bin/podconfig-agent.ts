@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// Nothing but Node.js itself is imported statically: the signal handlers go in first, before the agent's
-// modules load (about half a second), so that a SIGTERM, SIGINT or SIGHUP then stops the process as one
-// later does (exit 0), rather than killing it (143, 130, 129). Everything else is `runCli()` in ../run-cli.ts.
+// Nothing but Node.js itself (and the abort reason, a module that imports nothing) is imported statically: the
+// signal handlers go in first, before the agent's modules load (about half a second), so that a SIGTERM, SIGINT
+// or SIGHUP then stops the process as one later does (exit 0), rather than killing it (143, 130, 129).
+// Everything else is `runCli()` in ../run-cli.ts.
 import type { Logger } from 'pino';
+import { ShutdownSignalError } from '../shutdown-signal-error.js';
 
 const root = new AbortController();
 let logger: Logger | undefined;
@@ -16,7 +18,8 @@ const onSignal = (signal: NodeJS.Signals): void => {
     else logger.warn({ signal }, 'second signal received, exiting');
     process.exit(1);
   }
-  root.abort(signal);
+  // An Error, not the signal's name: handlers get it as their signals' reason (`throwIfAborted()` throws it).
+  root.abort(new ShutdownSignalError(signal));
 };
 process.on('SIGTERM', onSignal);
 process.on('SIGINT', onSignal);

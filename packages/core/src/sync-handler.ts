@@ -17,7 +17,11 @@ export type SyncPodType = 'create' | 'update' | 'delete' | 'reconcile' | 'resync
 
 export interface SyncPodRequest {
   readonly type: SyncPodType;
-  /** The desired pod, deep-frozen and shared (with podconfig's state and other handlers): keep it as long as you like; copy it (`structuredClone`) to change it. */
+  /**
+   * The desired pod, deep-frozen and shared (with podconfig's state and other handlers): keep it as long as you like;
+   * copy it (`structuredClone`) to change it. Typed as `Pod`, not as a deep-readonly type, so that it passes to code
+   * typed on `Pod` (core's `podRef()`, …): treat it as read-only (a write fails: a `TypeError` in strict-mode code).
+   */
   readonly pod: Pod;
   readonly source: SourceName;
   /** 1 on the first try of this work item, then 2, 3, … while it is retried with backoff. */
@@ -57,6 +61,15 @@ export interface KillPodRequest {
  *   most 1 %: calls with the same deadline share one signal, so remove the listeners you add) or the
  *   agent shuts down. A call that outlasts the timeout counts as failed (a timeout) and is retried, whether
  *   it returns when its signal aborts or ignores it (then it is abandoned: its promise is no longer awaited).
+ *   `signal.reason` is always an Error, so `signal.throwIfAborted()` throws one: a `PodConfigError` with code
+ *   `PODCONFIG_HANDLER_TIMEOUT` at the timeout; at shutdown the agent's, named `AbortError`, whose message names the
+ *   OS signal (`podconfig-agent received SIGTERM: shutting down`; embedded, the Error the embedder aborted with,
+ *   else one named `AbortError`). Return, or throw the reason (or an
+ *   `AbortError`), when it aborts: a call cut short by shutdown so is logged as such (one info line, no stack)
+ *   and not counted as a success; another error thrown then is a failure (a warning with the error).
+ * - **Shutdown.** No call starts once shutdown begins; the calls in flight get the shutdown timeout to return
+ *   after their signal aborted, then are abandoned. {@link ClosableHandler.close} comes after that, so an
+ *   abandoned call (this one, or one abandoned earlier at its own timeout) may still be running then.
  * - **One static pod per full name** (spec §6.6): when two sources want a static pod with the same
  *   `name_namespace`, only the first is synced; the next one is created after the first is killed.
  * - **Handlers side by side.** With several handlers, each sees every pod, independently: a failing
@@ -84,7 +97,14 @@ export interface PodLister {
   listPods(signal: AbortSignal): Promise<readonly ActualPod[]>;
 }
 
-/** Optional capability: set up before the first call (open connections, create directories). */
+/**
+ * Optional capability: set up before the first call (open connections, create directories). Every handler's
+ * `start()` runs, side by side, before any call; its `signal` aborts at the per-call timeout or at shutdown. One
+ * that throws or outlasts the timeout stops the agent (the reconciler rejects with a `HandlerStartError`; the CLI
+ * prints one `podconfig-agent: sync handler "<name>" failed to start: <cause>` line on stderr and exits 1, since
+ * such a failure, a runtime not up yet, may clear by itself and a supervisor restarts the agent); the handlers that
+ * did start are closed, and this one is not.
+ */
 export interface StartableHandler {
   start(signal: AbortSignal): Promise<void>;
 }
@@ -100,7 +120,15 @@ export interface RuntimeHealthReporter {
   runtimeError(): string | undefined;
 }
 
-/** Optional capability: release resources after the last call, at shutdown. */
+/**
+ * Optional capability: release resources at shutdown. Called once, when the reconciler stops: after no new call
+ * can start and the calls in flight have returned or been abandoned (they get the shutdown timeout after their
+ * signal aborted). So a call that ignored its aborted signal may still be running when `close()` is called: one
+ * abandoned at the shutdown timeout, or earlier at its own per-call timeout. Make `close()` safe against that (a
+ * late write to a closed connection must fail, not crash), and have calls stop when their signal aborts. `signal`
+ * aborts after the shutdown timeout. Not called for a handler whose `start()` failed or was abandoned; a handler
+ * without `start()` is closed also when the agent fails to start after building it.
+ */
 export interface ClosableHandler {
   close(signal: AbortSignal): Promise<void>;
 }

@@ -82,6 +82,12 @@ function asError(value: unknown, what: string): Error {
   return new PodConfigError('PODCONFIG_HANDLER_FAILED', `${what} failed ${described}`, { retryable: true, cause: value });
 }
 
+/** `err` is the abort of a signal aborted with `reason`: the reason itself, an error caused by it, or an `AbortError`. */
+function isAbort(err: unknown, reason: unknown): boolean {
+  if (err === reason) return true;
+  return err instanceof Error && (err.cause === reason || err.name === 'AbortError');
+}
+
 /** A handler call's log fields: built only when a line is written (most calls write none). */
 function callFields(pod: Pod, call: CallKind, item: WorkItem): { pod: string | undefined; uid: string; call: CallKind; attempt: number } {
   return { pod: podLogRef(pod), uid: podUid(pod), call, attempt: item.attempt };
@@ -288,6 +294,9 @@ export class HandlerLane {
     const result = called.outcome === 'success' && shutDown
       ? { outcome: 'error' as const, err: new PodConfigError('PODCONFIG_HANDLER_FAILED', `${this.name} ${kind} was cut short by shutdown`, { retryable: true }) }
       : called;
+    // It stopped as the contract asks: returned, or threw the abort (its reason, or an AbortError, as undici and
+    // fs throw). Another error, or a timeout, is a failure of its own, reported as one.
+    const cutShort = shutDown && (called.outcome === 'success' || (called.outcome === 'error' && isAbort(called.err, this.#o.host.signal().reason)));
     const now = this.#o.clock.now();
     const at = this.#o.clock.monotonic();
     worker.current = undefined;
@@ -340,11 +349,16 @@ export class HandlerLane {
       // Newer work supersedes the retry; a sync of a pod nobody wants any more is not retried.
       const retry = worker.pending === undefined && !this.#o.host.stopping() && (item.kind === 'kill' || record.desired);
       const retryInMs = retry ? this.#scheduleRetry(worker, item) : undefined;
-      const fields = { ...callFields(pod, kind, item), err, outcome: result.outcome, failures: worker.failures, ...(retryInMs === undefined ? {} : { retryInMs: Math.round(retryInMs) }) };
-      const causeChanged = worker.failures > WARN_FAILURES && previousMessage !== worker.lastError.message;
-      const demoted = worker.failures <= WARN_FAILURES || causeChanged ? this.#failureWarnings.take() : undefined;
-      if (demoted === undefined) this.#log.debug(fields, 'handler call failed');
-      else this.#log.warn({ ...fields, ...(causeChanged ? { causeChanged } : {}), ...(demoted > 0 ? { warningsDemoted: demoted } : {}) }, 'handler call failed');
+      if (cutShort) {
+        // Stopped, not broken: one line per call (at most --handler-concurrency of them), without a stack.
+        this.#log.info(callFields(pod, kind, item), 'handler call cut short by shutdown');
+      } else {
+        const fields = { ...callFields(pod, kind, item), err, outcome: result.outcome, failures: worker.failures, ...(retryInMs === undefined ? {} : { retryInMs: Math.round(retryInMs) }) };
+        const causeChanged = worker.failures > WARN_FAILURES && previousMessage !== worker.lastError.message;
+        const demoted = worker.failures <= WARN_FAILURES || causeChanged ? this.#failureWarnings.take() : undefined;
+        if (demoted === undefined) this.#log.debug(fields, 'handler call failed');
+        else this.#log.warn({ ...fields, ...(causeChanged ? { causeChanged } : {}), ...(demoted > 0 ? { warningsDemoted: demoted } : {}) }, 'handler call failed');
+      }
       if (retry) return;
     }
 

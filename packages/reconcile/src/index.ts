@@ -1,5 +1,6 @@
 export { Reconciler } from './reconciler.js';
 export type { ReconcilerOptions } from './reconciler.js';
+export { HandlerStartError } from './handler-start-error.js';
 export type { ReconcilerObserver, HandlerCallEvent } from './reconciler-observer.js';
 export type { ReadinessPolicy, ReadinessStatus } from './source-readiness.js';
 export type { PodWorkStatus, HandlerWorkStatus, WorkState, CallOutcome } from './pod-work-status.js';

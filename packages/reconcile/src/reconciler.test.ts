@@ -6,7 +6,7 @@ import {
 import { InstantClock, makePod } from '@podconfig/testing';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Reconciler, type HandlerCallEvent, type ReconcilerOptions } from './index.js';
+import { HandlerStartError, Reconciler, type HandlerCallEvent, type ReconcilerOptions } from './index.js';
 
 // ---- test parts ------------------------------------------------------------------------------
 
@@ -1456,7 +1456,25 @@ describe(Reconciler.name, () => {
       const err: unknown = await h.done.then(() => undefined, (e: unknown) => e);
       expect(PodConfigError.is(err, 'PODCONFIG_HANDLER_FAILED')).toBe(true);
       expect((err as Error).cause).toBe(cause);
+      // Its own type, naming the handler: the agent tells a start-up failure from a failing pipeline by it.
+      expect(err).toBeInstanceOf(HandlerStartError);
+      expect(err).toMatchObject({ handler: 'bad', message: 'sync handler "bad" failed to start: cannot open state dir' });
       expect(order.sort()).toEqual(['bad start aborted=false', 'good close aborted=false', 'good start aborted=false']);
+    });
+
+    it('rejects run() with a HandlerStartError coded PODCONFIG_HANDLER_TIMEOUT when a start() outlasts the call timeout', async () => {
+      const clock = new ManualClock();
+      const slow = new (class extends LifecycleHandler {
+        override start(): Promise<void> {
+          return new Promise<never>(() => undefined);
+        }
+      })('slow', []);
+      const h = start({ handlers: [slow], clock, callTimeoutMs: 5_000 });
+      await clock.sleeping(5_000);
+      clock.advance(5_000);
+      const err: unknown = await h.done.then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(HandlerStartError);
+      expect(err).toMatchObject({ code: 'PODCONFIG_HANDLER_TIMEOUT', handler: 'slow', message: 'sync handler "slow" failed to start: slow start did not finish within 5000 ms' });
     });
 
     it('shut down while starting, closes only the handlers whose start() succeeded', async () => {
@@ -1519,6 +1537,26 @@ describe(Reconciler.name, () => {
       expect(clock.pending()).toEqual([]); // no timer left behind
     });
 
+    it('calls close() once it has abandoned the calls still running at shutdownTimeoutMs: such a call may still run then', async () => {
+      const clock = new ManualClock();
+      const closes: string[] = [];
+      const hanging = new (class extends TestHandler {
+        async close(): Promise<void> {
+          closes.push(`close, ${this.inFlight} call still running`);
+        }
+      })('h', 'hang'); // its calls ignore their signal
+      const h = start({ handlers: [hanging], clock, shutdownTimeoutMs: 1_000 });
+      await h.feed.push('file', 'ADD', [pod('a')]);
+      const call = await hanging.calls.waitFor(() => true);
+      h.controller.abort();
+      await clock.sleeping(1_000);
+      expect(closes).toEqual([]); // not before the shutdown budget is over
+      clock.advance(1_000);
+      await h.done;
+      expect(call.signal.aborted).toBe(true);
+      expect(closes).toEqual(['close, 1 call still running']);
+    });
+
     it('starts no queued call once shutdown began, though the calls in flight return at its abort', async () => {
       // Handlers return when their signal aborts (the contract): each return frees a slot before shutdown's own
       // steps run, and the next queued pod must not get it.
@@ -1551,6 +1589,65 @@ describe(Reconciler.name, () => {
       const status = h.reconciler.pods()[0]?.handlers['h'];
       expect(status?.lastResult).toBe('error');
       expect(status?.lastError?.message).toBe('h create was cut short by shutdown');
+    });
+
+    it('logs each call cut short by shutdown as one info line without a stack; another error stays a failure warning', async () => {
+      const lines: Record<string, unknown>[] = [];
+      const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+      const whenAborted = (call: Call): Promise<void> => new Promise<void>((resolve) => {
+        if (call.signal.aborted) resolve();
+        else call.signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      // The ways the contract allows: return on the abort, throw its reason (signal.throwIfAborted(), undici), or
+      // an AbortError (fs, with the reason as its cause).
+      const returns = new TestHandler('returns', whenAborted);
+      const rethrows = new TestHandler('rethrows', async (call) => {
+        await whenAborted(call);
+        call.signal.throwIfAborted();
+      });
+      const abortError = new TestHandler('abort-error', async (call) => {
+        await whenAborted(call);
+        throw new DOMException('The operation was aborted', 'AbortError');
+      });
+      const failsOwnWay = new TestHandler('fails', async (call) => {
+        await whenAborted(call);
+        throw new Error('disk full');
+      });
+      const h = start({ handlers: [returns, rethrows, abortError, failsOwnWay], clock: new ManualClock(), logger });
+      await h.feed.push('file', 'ADD', [pod('a'), pod('b')]);
+      await Promise.all([returns, rethrows, abortError, failsOwnWay].map((handler) => handler.calls.count(2)));
+      h.controller.abort(new Error('received SIGTERM'));
+      await h.done;
+      const cut = lines.filter((l) => l['msg'] === 'handler call cut short by shutdown');
+      const byHandler = (x: Record<string, unknown>, y: Record<string, unknown>): number => `${String(x['handler'])}/${String(x['uid'])}`.localeCompare(`${String(y['handler'])}/${String(y['uid'])}`);
+      expect(cut.map(({ level, handler, pod: ref, uid, call }) => ({ level, handler, pod: ref, uid, call })).sort(byHandler)).toEqual(
+        ['abort-error', 'rethrows', 'returns'].flatMap((handler) => ['a', 'b'].map((n) => ({ level: 30, handler, pod: `default/${n}`, uid: `uid-${n}`, call: 'create' }))),
+      );
+      expect(cut.every((l) => l['err'] === undefined && !JSON.stringify(l).includes('    at '))).toBe(true); // no stack
+      const failed = lines.filter((l) => l['msg'] === 'handler call failed');
+      expect(failed.map((l) => [l['level'], l['handler'], (l['err'] as { message?: string }).message]).sort()).toEqual([[40, 'fails', 'disk full'], [40, 'fails', 'disk full']]);
+      expect(lines.find((l) => l['msg'] === 'reconciler stopped')).toMatchObject({ interruptedCalls: 8 });
+      // None is a success: /pods and the metrics say the work was cut short.
+      expect(new Set(h.events.items.map((e) => e.outcome))).toEqual(new Set(['error']));
+    });
+
+    it.each<[string, unknown, (reason: unknown) => void]>([
+      ['a string (the OS signal\'s name)', 'SIGTERM', (reason) => expect(reason).toMatchObject({ name: 'AbortError', message: 'the reconciler was stopped: SIGTERM', cause: 'SIGTERM' })],
+      ['an Error', new Error('received SIGINT'), (reason) => expect(reason).toMatchObject({ message: 'received SIGINT' })],
+      ['no reason', undefined, (reason) => expect(reason).toMatchObject({ name: 'AbortError' })],
+      ['an object', { why: 'bye' }, (reason) => expect(reason).toMatchObject({ name: 'AbortError', message: 'the reconciler was stopped with a object, not an Error' })],
+    ])('gives calls an Error as their signal\'s reason at shutdown when the run signal aborts with %s', async (_what, given, check) => {
+      const handler = new TestHandler('h', (call) => new Promise<void>((resolve) => call.signal.addEventListener('abort', () => resolve(), { once: true })));
+      const h = start({ handlers: [handler], clock: new ManualClock() });
+      await h.feed.push('file', 'ADD', [pod('a')]);
+      const call = await handler.calls.waitFor(() => true);
+      h.controller.abort(given);
+      await h.done;
+      const reason: unknown = call.signal.reason;
+      expect(reason).toBeInstanceOf(Error);
+      if (given instanceof Error) expect(reason).toBe(given);
+      check(reason);
+      expect(() => call.signal.throwIfAborted()).toThrow(Error);
     });
 
     it('returns when the update stream ends, and rethrows when it fails', async () => {

@@ -10,6 +10,7 @@ import { callWithTimeout } from './call-with-timeout.js';
 import { ClockTimers, type Timer } from './clock-timers.js';
 import { Dispatcher } from './dispatcher.js';
 import { HandlerLane, type LaneHost } from './handler-lane.js';
+import { HandlerStartError } from './handler-start-error.js';
 import { podLogRef, type PodRecord } from './pod-record.js';
 import type { HandlerWorkStatus, PodWorkStatus, WorkState } from './pod-work-status.js';
 import type { PodWorker } from './pod-worker.js';
@@ -205,8 +206,9 @@ export class Reconciler {
 
   /**
    * Consumes merger output until it ends or `signal` aborts; then stops dispatching, aborts
-   * in-flight calls, waits up to shutdownTimeoutMs, calls close() hooks, resolves. Calls start()
-   * hooks first: a failing start() rejects with `PODCONFIG_HANDLER_FAILED` (or
+   * in-flight calls, waits up to shutdownTimeoutMs, abandons the calls still running, calls close() hooks
+   * (so an abandoned call may still be running during its handler's close()), resolves. Calls start()
+   * hooks first: a failing start() rejects with a {@link HandlerStartError} (`PODCONFIG_HANDLER_FAILED`, or
    * `PODCONFIG_HANDLER_TIMEOUT`). If `updates` throws, run() shuts down the same way and rethrows.
    */
   async run(updates: AsyncIterable<PodUpdate>, signal: AbortSignal): Promise<void> {
@@ -327,8 +329,9 @@ export class Reconciler {
     }
     const failed = results.find((r) => r !== undefined);
     if (failed === undefined) return;
-    const code = PodConfigError.is(failed.err, 'PODCONFIG_HANDLER_TIMEOUT') ? 'PODCONFIG_HANDLER_TIMEOUT' : 'PODCONFIG_HANDLER_FAILED';
-    throw new PodConfigError(code, `sync handler "${failed.lane.name}" failed to start: ${errorMessage(failed.err)}`, { cause: failed.err });
+    throw new HandlerStartError(failed.lane.name, `sync handler "${failed.lane.name}" failed to start: ${errorMessage(failed.err)}`, {
+      cause: failed.err, timedOut: PodConfigError.is(failed.err, 'PODCONFIG_HANDLER_TIMEOUT'),
+    });
   }
 
   /**
@@ -442,7 +445,7 @@ export class Reconciler {
   #stopCalls(reason?: unknown): void {
     this.#stopping = true;
     this.#dispatcher.pause();
-    this.#stop.abort(reason);
+    this.#stop.abort(shutdownReason(reason));
   }
 
   async #shutdown(sweeps: readonly Sweep[]): Promise<void> {
@@ -819,6 +822,19 @@ function orphanPod(actual: ActualPod): Pod {
       ...(actual.name === undefined ? {} : { name: actual.name }),
     },
   });
+}
+
+/**
+ * The reason every call's signal aborts with at shutdown: the run signal's own when it is an Error (the agent's
+ * names the OS signal), the platform's `AbortError` when it has none, else (a caller's `abort('bye')`) an Error
+ * named `AbortError` that says it, so a handler's `signal.throwIfAborted()` throws an Error whatever the caller did.
+ */
+function shutdownReason(reason: unknown): Error | undefined {
+  if (reason === undefined || reason instanceof Error) return reason;
+  const said = typeof reason === 'string' ? `: ${reason}` : ` with ${reason === null ? 'null' : `a ${typeof reason}`}, not an Error`;
+  const err = new Error(`the reconciler was stopped${said}`, { cause: reason });
+  err.name = 'AbortError';
+  return err;
 }
 
 function positive(name: string, value: number): number {
