@@ -1,8 +1,16 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { pino, type LoggerOptions } from 'pino';
 import ts from 'typescript';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import * as core from '@podconfig/core';
+import * as merge from '@podconfig/merge';
+import * as reconcile from '@podconfig/reconcile';
+import * as sourceFile from '@podconfig/source-file';
+import { podManifestYaml, tempDir } from '@podconfig/testing';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -112,4 +120,126 @@ describe('README code samples', () => {
     const broken: Sample = { readme: 'X.md', line: 10, code: "const n: number = 'a';\n", context: '', compiled: true };
     expect(typeCheck([broken])).toEqual([expect.stringMatching(/^X\.md:10: TS2322: /)]);
   }, 60_000);
+});
+
+/** The fenced code block right after `<!-- example: NAME -->` in a Markdown text, or undefined. */
+function exampleBlock(markdown: string, name: string): string | undefined {
+  const marker = markdown.indexOf(`<!-- example: ${name} -->`);
+  if (marker < 0) return undefined;
+  return /^```[a-z]*\n([\s\S]*?)^```$/m.exec(markdown.slice(marker))?.[1];
+}
+
+/** What a sample may import, by module specifier. */
+type SampleModules = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+/** The part of `process` a sample may use: its signal handlers are the test's to call. */
+interface SampleProcess {
+  once(event: string, listener: () => void): void;
+}
+
+/**
+ * A README's ES-module sample as an async function of its imports and `process`: the test runs the very text a
+ * reader copies, its `import { a, b as c } from 'm'` lines bound to the modules this test loaded (the packages'
+ * sources, as vitest resolves them), without writing a module where Node.js could not resolve `@podconfig/*`.
+ */
+function sampleFunction(code: string, modules: SampleModules): (process: SampleProcess) => Promise<void> {
+  const missing: string[] = [];
+  const body = code.replace(/^import \{([^}]*)\} from '([^']+)';$/gm, (_line, names: string, from: string) => {
+    if (modules[from] === undefined) missing.push(from);
+    return `const {${names.replace(/\bas\b/g, ':')}} = modules[${JSON.stringify(from)}];`;
+  });
+  if (missing.length > 0) throw new Error(`the sample imports ${missing.join(', ')}, which the test does not provide`);
+  if (/^\s*import\b/m.test(body)) throw new Error('the sample has an import the test cannot bind (only `import { … } from \'…\';`)');
+  type Body = (modules: SampleModules, process: SampleProcess) => Promise<void>;
+  const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (...params: string[]) => Body;
+  const run = new AsyncFunction('modules', 'process', body);
+  return (process) => run(modules, process);
+}
+
+type LogLine = Readonly<Record<string, unknown>>;
+
+/** The JSON lines a pino logger writes, with a wait for the first one that matches. */
+class LogLines {
+  readonly lines: LogLine[] = [];
+  readonly #waiters = new Set<{ match: (l: LogLine) => boolean; resolve: (l: LogLine) => void; reject: (e: Error) => void }>();
+  #ended: Error | undefined;
+  #partial = '';
+  readonly stream = new Writable({
+    write: (chunk: Buffer | string, _encoding, done) => {
+      const text = this.#partial + String(chunk);
+      const complete = text.split('\n');
+      this.#partial = complete.pop() ?? '';
+      for (const line of complete) if (line !== '') this.#add(JSON.parse(line) as LogLine);
+      done();
+    },
+  });
+
+  /** The first line, logged already or later, that `match`es; rejects if the writer ends first (no wait by the clock). */
+  next(match: (l: LogLine) => boolean): Promise<LogLine> {
+    const found = this.lines.find(match);
+    if (found !== undefined) return Promise.resolve(found);
+    if (this.#ended !== undefined) return Promise.reject(this.#ended);
+    return new Promise((resolve, reject) => this.#waiters.add({ match, resolve, reject }));
+  }
+
+  /** No more lines will come (the sample ended): waits still pending fail with `reason`. */
+  end(reason: unknown): void {
+    const error = reason instanceof Error ? reason : new Error(`the sample failed: ${String(reason)}`);
+    this.#ended = error;
+    for (const w of this.#waiters) w.reject(error);
+    this.#waiters.clear();
+  }
+
+  #add(line: LogLine): void {
+    this.lines.push(line);
+    for (const w of this.#waiters) {
+      if (!w.match(line)) continue;
+      this.#waiters.delete(w);
+      w.resolve(line);
+    }
+  }
+}
+
+describe('README "Library API": the packages wired by hand', () => {
+  /** The path the sample reads, replaced by a temp directory: the test must not depend on the host's manifests. */
+  const MANIFESTS = '/etc/kubernetes/manifests';
+  let tmp: { path: string; cleanup: () => Promise<void> };
+  beforeEach(async () => {
+    tmp = await tempDir('podconfig-readme-wired-');
+  });
+  afterEach(async () => {
+    await tmp.cleanup();
+  });
+
+  it('runs: a manifest\'s pod reaches the handler, a deleted file kills it, and SIGTERM ends it', async () => {
+    const code = exampleBlock(readFileSync(join(ROOT, 'README.md'), 'utf8'), 'wired-by-hand');
+    expect(code, 'README.md has no "wired-by-hand" example').toBeDefined();
+    expect(code?.split(`'${MANIFESTS}'`).length, `the sample names '${MANIFESTS}' once`).toBe(2);
+    const manifests = join(tmp.path, 'manifests');
+    await mkdir(manifests);
+    await writeFile(join(manifests, 'web.yaml'), podManifestYaml('web'));
+
+    const logs = new LogLines();
+    const sample = sampleFunction((code ?? '').replace(`'${MANIFESTS}'`, JSON.stringify(manifests)), {
+      // The sample's own logger, writing here instead of stdout: its lines are what the test observes.
+      pino: { pino: (options?: LoggerOptions) => pino(options ?? {}, logs.stream) },
+      '@podconfig/core': core,
+      '@podconfig/source-file': sourceFile,
+      '@podconfig/merge': merge,
+      '@podconfig/reconcile': reconcile,
+    });
+    const signals = new Map<string, () => void>();
+    const run = sample({ once: (event, listener) => void signals.set(event, listener) });
+    void run.then(() => logs.end(new Error('the sample returned before SIGTERM')), (err: unknown) => logs.end(err));
+    try {
+      expect(await logs.next((l) => l['msg'] === 'pod synced')).toMatchObject({ op: 'create', pod: 'default/web-node-a' });
+      await rm(join(manifests, 'web.yaml'));
+      expect(await logs.next((l) => l['msg'] === 'pod killed')).toMatchObject({ reason: 'removed', pod: 'default/web-node-a' });
+    } finally {
+      // Stop it whatever failed, so that no watcher outlives the test and the temp dir can go.
+      signals.get('SIGTERM')?.();
+      await run;
+    }
+    expect([...signals.keys()]).toEqual(['SIGTERM']);
+    expect(logs.lines.filter((l) => typeof l['level'] === 'number' && l['level'] >= 40)).toEqual([]);
+  });
 });
