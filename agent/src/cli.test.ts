@@ -93,8 +93,28 @@ describe('parseCommandLine()', () => {
     expect(missing).toEqual([]);
   });
 
-  it('exits 0 with the version for --version', () => {
-    expect(parseCommandLine(['--version'], '1.2.3')).toEqual({ kind: 'exit', code: 0, output: '1.2.3\n' });
+  it('exits 0 with the version for --version and --version=true, the details for --version=raw; --version=false runs, as the kubelet\'s flag', () => {
+    expect(parseCommandLine(['--version'], '1.2.3')).toEqual({ kind: 'exit', code: 0, output: 'podconfig-agent v1.2.3\n' });
+    expect(parseCommandLine(['--version=true'], '1.2.3')).toEqual({ kind: 'exit', code: 0, output: 'podconfig-agent v1.2.3\n' });
+    const raw = parseCommandLine(['--version=raw', '--node-name', 'n1'], '1.2.3');
+    expect(raw.kind === 'exit' ? JSON.parse(raw.output) : raw).toEqual({ gitVersion: 'v1.2.3', nodeVersion: process.version, platform: `${process.platform}/${process.arch}` });
+    expect(parseCommandLine(['--version=false', '--node-name', 'n1'], '1.2.3')).toMatchObject({ kind: 'run', commandLine: { flags: { 'node-name': 'n1' } } });
+    expect(parseCommandLine(['--version=v9.9.9'], '1.2.3')).toEqual({ kind: 'exit', code: 1, output: 'podconfig-agent: --version: invalid argument "v9.9.9": give true, false or raw\n' });
+  });
+
+  it.each([
+    ['0', 'info'], ['2', 'info'], ['3', 'info'], ['4', 'debug'], ['5', 'trace'], ['10', 'trace'],
+  ])('takes the kubelet\'s --v=%s as --log-level=%s, naming --v in errors', (v, level) => {
+    expect(run([`--v=${v}`]).flags).toEqual({ 'log-level': level });
+    expect(run(['-v', v]).flagNames).toEqual({ 'log-level': 'v' });
+  });
+
+  it.each([
+    [['--v=high'], 'podconfig-agent: --v: invalid argument "high": a verbosity is a whole number >= 0\n'],
+    [['--v=-1'], 'podconfig-agent: --v: invalid argument "-1": a verbosity is a whole number >= 0\n'],
+    [['--v=2', '--log-level=debug'], 'podconfig-agent: --v and --log-level both set the log level: give one of them\n'],
+  ])('refuses %j', (argv, line) => {
+    expect(parseCommandLine(argv, '1.2.3')).toEqual({ kind: 'exit', code: 1, output: line });
   });
 
   it('exits non-zero naming an unknown flag', () => {

@@ -22,9 +22,12 @@ export function parseCommandLine(argv: readonly string[], version: string): Comm
   let output = '';
   const program = new Command('podconfig-agent')
     .description('kubelet-style pod config source agent: static manifests, a manifest URL and the apiserver → sync handlers')
-    .version(version, '--version', 'print the version and exit')
+    // The kubelet's `--version version[=true]`: alone or `=true` prints the version, `=raw` the build details.
+    .addOption(new Option('--version [WHEN]', 'print the version and exit: --version (or =true), --version=raw for the details; =false runs'))
     .helpOption('-h, --help', 'show this help')
     .option('--config <FILE>', 'config file: YAML with KubeletConfiguration field names (flags override it)')
+    // klog's verbosity, for kubelet command lines carried over (a systemd drop-in's `--v=2`).
+    .addOption(new Option('-v, --v <LEVEL>', `log verbosity as the kubelet's klog has it: ${VERBOSITY_HELP}; --log-level sets the level by name`))
     .allowExcessArguments(false)
     .exitOverride()
     .configureOutput({ writeOut: (s) => { output += s; }, writeErr: (s) => { output += s; } });
@@ -54,8 +57,18 @@ export function parseCommandLine(argv: readonly string[], version: string): Comm
     throw err;
   }
   const opts = program.opts<Record<string, unknown>>();
+  const printed = versionOutput(opts['version'], version);
+  if (printed !== undefined) return printed;
   const flags: Record<string, unknown> = {};
   const flagNames: Record<string, string> = {};
+  const verbosity = opts['v'];
+  if (verbosity !== undefined) {
+    if (opts['logLevel'] !== undefined) return usageError('--v and --log-level both set the log level: give one of them');
+    const level = typeof verbosity === 'string' ? logLevelOfVerbosity(verbosity) : undefined;
+    if (level === undefined) return usageError(`--v: invalid argument ${JSON.stringify(verbosity)}: a verbosity is a whole number >= 0`);
+    flags['log-level'] = level;
+    flagNames['log-level'] = 'v';
+  }
   for (const [attr, value] of Object.entries(opts)) {
     const name = attribute.get(attr);
     if (name === undefined || value === undefined) continue;
@@ -66,6 +79,33 @@ export function parseCommandLine(argv: readonly string[], version: string): Comm
   // The kubelet reads a config file only when --config is not empty: `--config=` is no config file.
   const configFile = typeof opts['config'] === 'string' && opts['config'] !== '' ? opts['config'] : undefined;
   return { kind: 'run', commandLine: { flags, flagNames, configFile } };
+}
+
+/** klog's verbosity levels as the Kubernetes logging guidelines use them: 4 is debug, 5 and above trace. */
+const VERBOSITY_HELP = '0-3 info, 4 debug, 5 and above trace';
+
+/** The log level a klog verbosity (`--v=2`) means, or undefined for what is not a whole number >= 0. */
+export function logLevelOfVerbosity(text: string): 'info' | 'debug' | 'trace' | undefined {
+  if (!/^\d+$/.test(text)) return undefined;
+  const v = Number(text);
+  if (v >= 5) return 'trace';
+  return v === 4 ? 'debug' : 'info';
+}
+
+/** `--version`'s exit, or undefined to run: `=false` (or not given) runs, as the kubelet's flag. */
+function versionOutput(value: unknown, version: string): CommandLineResult | undefined {
+  if (value === undefined || value === 'false') return undefined;
+  if (value === true || value === 'true') return { kind: 'exit', code: 0, output: `podconfig-agent v${version}\n` };
+  if (value === 'raw') {
+    // The kubelet prints its version.Info; these are the fields a Node.js build has.
+    const info = { gitVersion: `v${version}`, nodeVersion: process.version, platform: `${process.platform}/${process.arch}` };
+    return { kind: 'exit', code: 0, output: `${JSON.stringify(info, undefined, 2)}\n` };
+  }
+  return usageError(`--version: invalid argument ${JSON.stringify(value)}: give true, false or raw`);
+}
+
+function usageError(message: string): CommandLineResult {
+  return { kind: 'exit', code: 1, output: `podconfig-agent: ${message}\n` };
 }
 
 /** Commander's `error: unknown option '--x'\n(Did you mean --y?)\n` as `podconfig-agent: unknown option '--x' (Did you mean --y?)`. */

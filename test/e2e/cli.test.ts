@@ -24,7 +24,7 @@ describe('podconfig-agent command line', () => {
   afterEach(async () => { await tmp.cleanup(); });
 
   it('prints --version and --help and exits 0', () => {
-    expect(run(['--version'])).toMatchObject({ status: 0, stdout: expect.stringMatching(/^\d+\.\d+\.\d+\n$/) });
+    expect(run(['--version'])).toMatchObject({ status: 0, stdout: expect.stringMatching(/^podconfig-agent v\d+\.\d+\.\d+\n$/) });
     const help = run(['--help']);
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('--pod-manifest-path');
