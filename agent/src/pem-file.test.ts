@@ -30,7 +30,7 @@ describe('readPemFile()', () => {
 
   it('rejects a missing file', async () => {
     const path = join(dir.path, 'none.pem');
-    await expect(readPemFile(path, '--manifest-url-client-cert', 'CERTIFICATE')).rejects.toThrow(`--manifest-url-client-cert ${path}: cannot read (ENOENT)`);
+    await expect(readPemFile(path, '--manifest-url-client-cert', 'CERTIFICATE')).rejects.toThrow(`--manifest-url-client-cert ${path}: cannot read (ENOENT: no such file or directory)`);
   });
 
   it('refuses an endless file at the configuration file limit, and stops waiting for a FIFO\'s writer when the signal aborts', async () => {

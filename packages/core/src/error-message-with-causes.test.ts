@@ -17,6 +17,9 @@ describe(errorMessageWithCauses.name, () => {
     const root = errno("ENOENT: no such file or directory, open '/k/kc'", 'ENOENT');
     const wrapped = new Error('kubeconfig /k/kc cannot be read (ENOENT)', { cause: root });
     expect(errorMessageWithCauses(wrapped)).toBe('kubeconfig /k/kc cannot be read (ENOENT)');
+    // fileReadProblem's words: the code and the system's words, without the path the wrapper names.
+    const worded = new Error(`kubeconfig /k/kc cannot be read (${fileReadProblem(root)})`, { cause: root });
+    expect(errorMessageWithCauses(worded)).toBe('kubeconfig /k/kc cannot be read (ENOENT: no such file or directory)');
     // A code in the text that is not the cause's: the cause is still told.
     const other = new Error('retry (ENOENT) later', { cause: errno('EACCES: permission denied', 'EACCES') });
     expect(errorMessageWithCauses(other)).toBe('retry (ENOENT) later: EACCES: permission denied');

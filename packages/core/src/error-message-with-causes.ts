@@ -23,12 +23,13 @@ function errorLike(value: unknown): { readonly message: string; readonly cause?:
 }
 
 /**
- * `text` names the cause by its code in parentheses (`cannot be read (ENOENT)`), and the cause's message starts with
- * it (`ENOENT: no such file or directory, open '/x'`): said already, and the wrapper names the file.
+ * `text` names the cause by its code in parentheses (`cannot be read (ENOENT)`, or core's `fileReadProblem`'s
+ * `(ENOENT: no such file or directory)`), and the cause's message starts with it (`ENOENT: no such file or
+ * directory, open '/x'`): said already, and the wrapper names the file.
  */
 function namesCode(text: string, cause: { readonly message: string; readonly code?: unknown }): boolean {
   const code = cause.code;
-  return typeof code === 'string' && code !== '' && text.includes(`(${code})`) && cause.message.startsWith(`${code}:`);
+  return typeof code === 'string' && code !== '' && (text.includes(`(${code})`) || text.includes(`(${code}: `)) && cause.message.startsWith(`${code}:`);
 }
 
 /**

@@ -195,7 +195,7 @@ describe(readBoundedFile.name, () => {
   it('passes I/O errors through with their code', async () => {
     const missing = await failure(readBoundedFile(join(dir.path, 'missing')));
     expect(missing).toMatchObject({ code: 'ENOENT' });
-    expect(fileReadProblem(missing)).toBe('ENOENT');
+    expect(fileReadProblem(missing)).toBe('ENOENT: no such file or directory');
     expect(await failure(readBoundedFile(dir.path))).toMatchObject({ code: 'EISDIR' });
   });
 });

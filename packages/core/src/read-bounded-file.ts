@@ -40,11 +40,17 @@ export class FileTooLargeError extends PodConfigError {
 
 /**
  * Why a file could not be read, in a few words for a message that names the file already: the Node.js
- * error's code (`ENOENT`, `EACCES`, …) or `larger than the limit of N bytes`.
+ * error's code with the system's words for it (`ENOENT: no such file or directory`, `EACCES: permission denied`;
+ * the path Node.js appends left out), or `larger than the limit of N bytes`.
  */
 export function fileReadProblem(err: unknown): string {
   if (err instanceof FileTooLargeError) return `larger than the limit of ${err.maxBytes} bytes`;
-  return (err as NodeJS.ErrnoException | undefined)?.code ?? 'error';
+  const e = err as NodeJS.ErrnoException | undefined;
+  const code = e?.code;
+  if (code === undefined) return 'error';
+  // Node.js words a system error `ENOENT: no such file or directory, open '/x'`.
+  const words = typeof e?.message === 'string' && e.message.startsWith(`${code}: `) ? /^[^,]*/.exec(e.message.slice(code.length + 2))?.[0] : undefined;
+  return words === undefined || words === '' ? code : `${code}: ${words}`;
 }
 
 /**

@@ -218,7 +218,7 @@ describe('builtinHandlers', () => {
     it('rejects a caFile that cannot be read or holds no certificate', async () => {
       const missing = join(tmp.path, 'missing.pem');
       expect((await configError('webhook', { url: 'https://h/', caFile: missing })).message)
-        .toBe(`handler "webhook": option "caFile": cannot read ${missing} (ENOENT)`);
+        .toBe(`handler "webhook": option "caFile": cannot read ${missing} (ENOENT: no such file or directory)`);
       const empty = join(tmp.path, 'empty.pem');
       await writeFile(empty, 'nothing here');
       expect((await configError('webhook', { url: 'https://h/', caFile: empty })).message)

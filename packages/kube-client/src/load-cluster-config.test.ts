@@ -368,7 +368,7 @@ describe('loadClusterConfig()', () => {
     });
     const err = await rejection(loadClusterConfig({ kubeconfig: file, env: {} }));
     expect(err.message).toBe(
-      `unable to read certificate-authority ${join(dir.path, 'nope.crt')} for cluster "c" in kubeconfig ${file} (ENOENT)`,
+      `unable to read certificate-authority ${join(dir.path, 'nope.crt')} for cluster "c" in kubeconfig ${file} (ENOENT: no such file or directory)`,
     );
   });
 
@@ -413,7 +413,7 @@ describe('loadClusterConfig()', () => {
     expect(config?.tls.ca).toBeUndefined();
     // The default roots named as a TLS error names them (core's trustedCas): Node.js's own, not the system's store.
     expect(config?.warnings).toEqual([
-      `in-cluster CA ${join(root, 'ca.crt')} cannot be read (ENOENT); trusting Node.js's bundled roots, not the system's store `
+      `in-cluster CA ${join(root, 'ca.crt')} cannot be read (ENOENT: no such file or directory); trusting Node.js's bundled roots, not the system's store `
       + "(NODE_EXTRA_CA_CERTS adds to them; NODE_OPTIONS=--use-openssl-ca reads the system's, and SSL_CERT_FILE) instead",
     ]);
     await writeFile(join(root, 'ca.crt'), 'not a certificate');
@@ -471,7 +471,7 @@ describe('loadClusterConfig()', () => {
       contexts: { main: { cluster: 'c' } },
     });
     const err = await rejection(loadClusterConfig({ kubeconfig: missing, env: {} }));
-    expect(err.message).toBe(`unable to read certificate-authority ${join(dir.path, 'no-such-ca.pem')} for cluster "c" in kubeconfig ${missing} (ENOENT)`);
+    expect(err.message).toBe(`unable to read certificate-authority ${join(dir.path, 'no-such-ca.pem')} for cluster "c" in kubeconfig ${missing} (ENOENT: no such file or directory)`);
   });
 
   it('skips an entry without a name, as kubectl does (it files it under "", which no context names); a second one is a duplicate', async () => {

@@ -96,7 +96,7 @@ describe(readManifestFile.name, () => {
     const err = await failure(readManifestFile(path, signal));
     expect(PodConfigError.is(err, 'PODCONFIG_MANIFEST_INVALID')).toBe(true);
     expect((err.cause as NodeJS.ErrnoException).code).toBe('ENOENT');
-    expect(err.message).toBe(`${path}: cannot read the file (ENOENT)`);
+    expect(err.message).toBe(`${path}: cannot read the file (ENOENT: no such file or directory)`);
   });
 
   it('turns reading a directory into PODCONFIG_MANIFEST_INVALID (EISDIR)', async () => {

@@ -1,4 +1,5 @@
 import { close, constants, open, read } from 'node:fs';
+import { fileReadProblem } from '@podconfig/core';
 import { ManifestInvalidError } from './manifest-invalid-error.js';
 import { MAX_MANIFEST_BYTES } from './max-manifest-bytes.js';
 
@@ -92,6 +93,5 @@ function closeFile(fd: number): Promise<void> {
 }
 
 function ioError(path: string, err: unknown): ManifestInvalidError {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code ?? 'unknown error';
-  return new ManifestInvalidError('PODCONFIG_MANIFEST_INVALID', path, `cannot read the file (${code})`, { cause: err });
+  return new ManifestInvalidError('PODCONFIG_MANIFEST_INVALID', path, `cannot read the file (${fileReadProblem(err)})`, { cause: err });
 }
