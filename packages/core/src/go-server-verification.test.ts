@@ -106,6 +106,21 @@ describe(withGoServerVerification.name, () => {
     expect(withGoServerVerification({ servername: 'kube', rejectUnauthorized: false })).toEqual({
       servername: 'kube', rejectUnauthorized: false, checkServerIdentity,
     });
-    expect(withGoServerVerification({ ca: 'PEM' })).toEqual({ ca: 'PEM', checkServerIdentity, allowPartialTrustChain: true });
+    expect(withGoServerVerification({ ca: 'PEM' })).toEqual({ ca: 'PEM', rejectUnauthorized: true, checkServerIdentity, allowPartialTrustChain: true });
+  });
+
+  it('verifies whatever NODE_TLS_REJECT_UNAUTHORIZED says, which Go has not: only the caller turns verification off', async () => {
+    const port = await serveTls(pki.server.cert, pki.server.key);
+    const before = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+    process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
+    try {
+      // Node.js alone would take any server now.
+      expect(await handshake(port, { ca: other.ca.cert })).toBe('ok');
+      expect(tlsFailure(await handshake(port, withGoServerVerification({ ca: other.ca.cert })))).toMatchObject({ untrusted: true });
+      expect(await handshake(port, withGoServerVerification({ ca: other.ca.cert, rejectUnauthorized: false }))).toBe('ok');
+    } finally {
+      if (before === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+      else process.env.NODE_TLS_REJECT_UNAUTHORIZED = before;
+    }
   });
 });

@@ -54,8 +54,16 @@ export function checkServerIdentity(hostname: string, cert: PeerCertificate): Er
  * Common Name fallback) and, when they name a CA, every certificate in it a trust anchor (`allowPartialTrustChain`),
  * as Go's `x509.CertPool` takes them: a `certificate-authority` that holds an intermediate CA verifies a server
  * whose chain leads to it, where OpenSSL by default wants the chain to end in a self-signed root. Used for every
- * outgoing TLS connection podconfig makes; the proxy connectors apply it themselves.
+ * outgoing TLS connection podconfig makes; the proxy connectors apply it themselves. Verification is on unless the
+ * caller turns it off itself (`rejectUnauthorized: false`, a kubeconfig's `insecure-skip-tls-verify`): Node.js would
+ * otherwise take its default from `NODE_TLS_REJECT_UNAUTHORIZED`, and `=0` in the environment would silently
+ * accept any server, where Go has no such switch.
  */
 export function withGoServerVerification<T extends ConnectionOptions>(options: T): T {
-  return { ...options, checkServerIdentity, ...(options.ca === undefined ? {} : { allowPartialTrustChain: true }) };
+  return {
+    ...options,
+    rejectUnauthorized: options.rejectUnauthorized ?? true,
+    checkServerIdentity,
+    ...(options.ca === undefined ? {} : { allowPartialTrustChain: true }),
+  };
 }
