@@ -6,6 +6,8 @@ import {
   type Backoff,
   type Clock,
   type LinkedSignal,
+  WARN_FAILURES,
+  WARN_REMINDER_MS,
 } from '@podconfig/core';
 import type { Logger } from 'pino';
 import { classifyError, isStatusError } from './classify-error.js';
@@ -99,10 +101,6 @@ export interface ReflectorStatus {
 const MAX_FAILED_WATCH_ATTEMPTS = 5;
 /** client-go: a watch that ends within 1 s having delivered nothing is a `VeryShortWatchError`. */
 const VERY_SHORT_WATCH_MS = 1000;
-/** Warn for the first failures of a streak, then log at debug until a success (kubelet http.go style). */
-const WARN_FAILURES = 3;
-/** In a longer streak, a failure is warned about again once this long has passed since the last warning. */
-const WARN_REMINDER_MS = 5 * 60_000;
 /**
  * Fairness (real time): a stream that is read faster than it arrives is decoded in microtasks only,
  * and the sink's consumers (the apiserver source's mailbox, a LatestByKey, wakes its consumer on a

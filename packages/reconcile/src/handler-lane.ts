@@ -1,5 +1,5 @@
 import {
-  errorMessageWithCauses, exponentialBackoff, PodConfigError, podFullName, podKey, podRef, podUid,
+  errorMessageWithCauses, exponentialBackoff, PodConfigError, podFullName, podKey, podRef, podUid, WARN_FAILURES, WARN_REMINDER_MS,
 } from '@podconfig/core';
 import type { Clock, KillPodReason, Pod, SyncHandler, SyncPodType } from '@podconfig/core';
 import type { Logger } from 'pino';
@@ -50,9 +50,8 @@ export interface HandlerLaneOptions {
 // Kubelet pod workers: resync after jitter(syncFrequency, 0.5); error backoff jittered by 0.5.
 const RESYNC_JITTER = 0.5;
 const RETRY_JITTER = 0.5;
-// Failures in a row logged at warn; later ones at debug until the next success or a change of cause (house
-// style: throttle repeats, but say what is new).
-const WARN_FAILURES = 3;
+// Failures in a row (core's WARN_FAILURES) are logged at warn; later ones at debug until the next success or a change
+// of cause (house style: throttle repeats, but say what is new), but for one warn every WARN_REMINDER_MS.
 // Per handler, at most this many failure warnings a minute; the rest at debug (a handler-wide outage fails every pod).
 const FAILURE_WARNINGS_PER_MINUTE = 20;
 // Likewise for "recovered" lines at info: the end of such an outage recovers every pod at once.
@@ -316,6 +315,7 @@ export class HandlerLane {
         else this.#log.info(demoted > 0 ? { ...fields, recoveriesDemoted: demoted } : fields, 'handler call recovered');
       }
       worker.failures = 0;
+      worker.failureWarnedAt = undefined;
       if (item.kind === 'kill') {
         worker.mayRun = false;
         worker.runningPod = undefined;
@@ -355,7 +355,11 @@ export class HandlerLane {
       } else {
         const fields = { ...callFields(pod, kind, item), err, outcome: result.outcome, failures: worker.failures, ...(retryInMs === undefined ? {} : { retryInMs: Math.round(retryInMs) }) };
         const causeChanged = worker.failures > WARN_FAILURES && previousMessage !== worker.lastError.message;
-        const demoted = worker.failures <= WARN_FAILURES || causeChanged ? this.#failureWarnings.take() : undefined;
+        const reminder = worker.failureWarnedAt === undefined || at - worker.failureWarnedAt >= WARN_REMINDER_MS;
+        // A warning owed (let through or demoted by the handler's budget) starts the pod's reminder wait again.
+        const owed = worker.failures <= WARN_FAILURES || causeChanged || reminder;
+        if (owed) worker.failureWarnedAt = at;
+        const demoted = owed ? this.#failureWarnings.take() : undefined;
         if (demoted === undefined) this.#log.debug(fields, 'handler call failed');
         else this.#log.warn({ ...fields, ...(causeChanged ? { causeChanged } : {}), ...(demoted > 0 ? { warningsDemoted: demoted } : {}) }, 'handler call failed');
       }

@@ -53,6 +53,11 @@ export class PodWorker implements TimerListEntry<PodWorker>, QueueEntry<PodWorke
   lastResult: CallOutcome | undefined;
   attempt = 0;
   failures = 0;
+  /**
+   * The clock's `monotonic()` reading at the last failure of this streak owed a warning (the first 3, a change of
+   * cause, a reminder), whether the handler's warning budget let it through or not; undefined after a success.
+   */
+  failureWarnedAt: number | undefined;
   /** Wall-clock times, for `pods()`. */
   lastCallTime: number | undefined;
   lastSyncTime: number | undefined;

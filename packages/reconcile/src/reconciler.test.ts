@@ -518,6 +518,46 @@ describe(Reconciler.name, () => {
       ]);
     });
 
+    it('warns again at most every 5 minutes while a pod keeps failing, with its failures and attempt, and starts over after a success', async () => {
+      const clock = new ManualClock();
+      const lines = new Log<Record<string, unknown>>();
+      const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+      let down = true;
+      const handler = new TestHandler('h', () => {
+        if (down) throw new Error('refused');
+      });
+      const h = start({ handlers: [handler], clock, logger, retry: { initialMs: 60_000, maxMs: 60_000 } });
+      const failed = (l: Record<string, unknown>): boolean => l['msg'] === 'handler call failed';
+      let seen = 0;
+      /** Lets the next `n` calls fail, each retry due when its line said, and returns their lines. */
+      const fail = async (n: number): Promise<Record<string, unknown>[]> => {
+        const from = seen;
+        seen += n;
+        for (let i = from + 1; i < seen; i++) {
+          const last = (await lines.count(i, failed)).at(-1)!;
+          clock.advance(last['retryInMs'] as number);
+        }
+        return (await lines.count(seen, failed)).slice(from);
+      };
+      await h.feed.push('file', 'ADD', [pod('web')]);
+      // Retries 75 s apart (60 s × 1.25): the third failure warns at 150 s, the seventh 300 s later, the eleventh 300 s after that.
+      const streak = await fail(12);
+      // Failures 4 to 12 would all be at debug without the reminders.
+      expect(streak.map((l) => [l['level'], l['failures'], l['attempt']])).toEqual([
+        [40, 1, 1], [40, 2, 2], [40, 3, 3], [20, 4, 4], [20, 5, 5], [20, 6, 6],
+        [40, 7, 7], [20, 8, 8], [20, 9, 9], [20, 10, 10], [40, 11, 11], [20, 12, 12],
+      ]);
+      expect(streak[6]).toMatchObject({ pod: 'default/web', uid: 'uid-web', call: 'resync', retryInMs: 75_000, err: { message: 'refused' } });
+      // A success ends the streak: the next one warns for its first 3 failures again, then waits 5 minutes anew.
+      down = false;
+      clock.advance(streak.at(-1)!['retryInMs'] as number);
+      await lines.waitFor((l) => l['msg'] === 'handler call recovered');
+      down = true;
+      await h.feed.push('file', 'UPDATE', [pod('web', { v: 2 })]);
+      expect((await fail(4)).map((l) => [l['level'], l['failures'], l['attempt']])).toEqual([[40, 1, 1], [40, 2, 2], [40, 3, 3], [20, 4, 4]]);
+      await h.stop();
+    });
+
     it('logs at most 20 failure warnings and 20 recoveries a minute per handler (a handler-wide outage and its end), the rest at debug, and says how many were demoted', async () => {
       const clock = new ManualClock();
       const lines: Record<string, unknown>[] = [];
