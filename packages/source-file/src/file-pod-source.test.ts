@@ -60,6 +60,7 @@ function logRecorder(): LogRecorder {
   };
 }
 
+const DEBUG = 20;
 const INFO = 30;
 const WARN = 40;
 /** The scan after the watcher became ready: from here on, every change produces a watch event. */
@@ -386,6 +387,28 @@ describe(FilePodSource.name, () => {
       await unlink(a);
       expect(keys(await run.next())).toEqual([key('sentinel')]);
       expect(source.status().details.invalid).toEqual([]);
+    });
+
+    it('says once at info when an invalid manifest is valid again, and only at debug when it is deleted', async () => {
+      const dir = await makeDir();
+      const a = join(dir, 'a.yaml');
+      const b = join(dir, 'b.yaml');
+      await writeFile(a, podManifestYaml('a'));
+      await writeFile(b, INVALID_YAML);
+      const { run, log } = start({ path: dir });
+      expect(keys(await run.next())).toEqual([key('a')]);
+      await log.waitFor((l) => l.msg === 'manifest invalid' && l.file === b);
+      await writeFile(b, podManifestYaml('b'));
+      expect(keys(await run.next())).toEqual([key('a'), key('b')]);
+      expect(msgs(log.lines, 'manifest valid again')).toEqual([expect.objectContaining({ level: INFO, path: dir, file: b })]);
+      // Invalid, then deleted: its pod goes without a word above debug.
+      const pending = run.next();
+      await writeFile(a, INVALID_YAML);
+      await log.waitFor((l) => l.msg === 'manifest invalid' && l.file === a);
+      await unlink(a);
+      expect(keys(await pending)).toEqual([key('b')]);
+      expect(await log.waitFor((l) => l.msg === 'invalid manifest gone')).toMatchObject({ level: DEBUG, file: a });
+      expect(msgs(log.lines, 'manifest valid again').map((l) => l.file)).toEqual([b]);
     });
 
     it("removes the pod when its manifest becomes invalid with invalidManifest 'drop' (D4 flag, #25)", async () => {

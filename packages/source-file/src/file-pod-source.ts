@@ -376,6 +376,7 @@ export class FilePodSource implements PodSource, StatusReporter {
       const level = item.reason === 'dot-file' ? 'trace' : item.reason === 'not-regular' ? 'debug' : 'info';
       this.#log[level]({ file, reason: item.reason }, SKIP_MESSAGES[item.reason]);
     }
+    this.#toldValidAgain(set, invalidStates);
     this.#invalid = set.invalid.map((i) => ({ file: i.file, error: reasonOf(i.error) }));
     this.#holdingOrphanKills = [...holding];
     this.#shadowed = set.shadowed.map((s) => ({ ...s }));
@@ -383,6 +384,21 @@ export class FilePodSource implements PodSource, StatusReporter {
     this.#ignored = skipped.length;
     this.#ignoredFiles = skipped.filter((e) => e.reason !== 'dot-file').slice(0, MAX_LISTED_IGNORED).map((e) => ({ file: e.file, reason: e.reason }));
     this.#healthy = set.invalid.length === 0;
+  }
+
+  /**
+   * Tells of each file that was invalid at the last scan and is not now: at info when it decoded (its
+   * `manifest invalid` warning is over, as the HTTP source's `manifest URL recovered`), at debug when it is
+   * gone (deleted, renamed, or no longer read as a manifest), which takes its pod with it.
+   */
+  #toldValidAgain(set: ManifestSet, invalidNow: ReadonlyMap<string, string>): void {
+    const left = this.#invalid.filter((i) => !invalidNow.has(i.file));
+    if (left.length === 0) return;
+    const decoded = new Set([...set.pods.map((p) => p.file), ...set.shadowed.map((s) => s.file)]);
+    for (const { file } of left) {
+      if (decoded.has(file)) this.#log.info({ file }, 'manifest valid again');
+      else this.#log.debug({ file }, 'invalid manifest gone');
+    }
   }
 
   #pathChanged(state: string, log: () => void): void {
