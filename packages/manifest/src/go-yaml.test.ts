@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { GoYamlError, parseGoYaml, resolvePlainScalar } from './go-yaml.js';
+import { GoYamlError, libraryProblem, parseGoYaml, resolvePlainScalar } from './go-yaml.js';
+import { yaml } from './yaml-library.js';
 
 const read = (text: string): unknown => parseGoYaml(text);
 
@@ -146,5 +147,52 @@ describe('parseGoYaml()', () => {
     expect(err).toBeInstanceOf(GoYamlError);
     expect((err as Error).message).toMatch(/^invalid YAML at line \d+, column \d+: /);
     expect((err as Error).message).not.toContain('unclosed');
+  });
+
+  it("never quotes the input in the yaml library's errors (a value, a tag, an escape, a token), keeping their line, column and words", () => {
+    const problem = (text: string): string => {
+      try {
+        read(text);
+      } catch (err: unknown) {
+        if (!(err instanceof GoYamlError)) throw err;
+        expect(err.message).toBe(`invalid YAML at line ${err.line}, column ${err.column}: ${err.problem}`);
+        expect(err.message).not.toMatch(/SECRET/i);
+        return err.message;
+      }
+      throw new Error(`read ${JSON.stringify(text)}`);
+    };
+    expect([
+      problem('token: |Hunter2SECRET\n  x\n'),
+      problem('token: >-SECRET\n  x\n'),
+      problem('token: !abc!x SECRET\n'),
+      problem('token: !SECRET! x\n'),
+      problem('token: "pa\\qSECRET"\n'),
+      problem('token: "\\xZZ-secret"\n'),
+      problem('%YAML secret\n---\na: 1\n'),
+      problem('}SECRET\n'),
+      problem('- a\nSECRET\n: b\n'),
+      problem('token: @SECRET\n'),
+      problem('token: "SECRET\n'),
+    ]).toEqual([
+      'invalid YAML at line 1, column 9: Block scalar header includes extra characters',
+      'invalid YAML at line 1, column 10: Block scalar header includes extra characters',
+      'invalid YAML at line 1, column 8: Could not resolve tag',
+      'invalid YAML at line 1, column 8: Could not resolve tag',
+      'invalid YAML at line 1, column 11: Invalid escape sequence in a double-quoted scalar',
+      'invalid YAML at line 1, column 9: Invalid escape sequence in a double-quoted scalar',
+      'invalid YAML at line 1, column 7: Invalid or unsupported directive',
+      'invalid YAML at line 1, column 1: Unexpected flow-map-end token in YAML document',
+      'invalid YAML at line 2, column 1: Unexpected scalar at node end',
+      'invalid YAML at line 1, column 8: Plain value cannot start with reserved character @',
+      'invalid YAML at line 2, column 1: Missing closing "quote',
+    ]);
+    // A token the parser refused is quoted after a `: ` (as the "}" above): cut there whatever the token is.
+    const refused = new yaml.YAMLParseError([0, 1], 'UNEXPECTED_TOKEN', 'Unexpected scalar token in YAML stream: "SECRET"');
+    expect(libraryProblem(refused)).toBe('Unexpected scalar token in YAML stream');
+    expect(libraryProblem(new yaml.YAMLParseError([0, 1], 'UNEXPECTED_TOKEN', 'Not a YAML token: SECRET'))).toBe('Not a YAML token');
+    // The `:` indicator named in a message is not where a quote begins.
+    expect(problem('a: ["x" "y"]\n')).toBe('invalid YAML at line 1, column 9: Missing , or : between flow sequence items');
+    expect(problem(`a:\n  b:\n${'\n'.repeat(1030)}c: 2\n`)).toBe('invalid YAML at line 1033, column 1: The : indicator must be at most 1024 chars after the start of an implicit block mapping key');
+    expect(libraryProblem(new yaml.YAMLParseError([0, 1], 'TAG_RESOLVE_FAILED', "Verbatim tags aren't resolved, so !<SECRET> is invalid."))).toBe('Could not resolve tag');
   });
 });

@@ -1,4 +1,4 @@
-import type { Alias, Document, Node } from 'yaml';
+import type { Alias, Document, ErrorCode, Node, YAMLError } from 'yaml';
 import { readCommonYaml } from './go-yaml-common.js';
 import { ProblemAt, resolveScalar, scalarKey, scalarValue, setMember, TAG, type GoYamlValue, type MapKey } from './go-yaml-scalar.js';
 import { yaml } from './yaml-library.js';
@@ -10,7 +10,9 @@ export { resolvePlainScalar, type GoYamlValue } from './go-yaml-scalar.js';
 /**
  * Where a document cannot be read as Go's YAML reads it: the position (1-based line and column) and
  * the problem. The message is `invalid YAML at line L, column C: <problem>`, without the source text
- * (it may hold a secret).
+ * (it may hold a secret): neither the source line the yaml library prints under its messages nor the
+ * value, tag, escape or token some of them quote (see {@link libraryProblem}). A key named in a problem
+ * of ours (`Map keys must be unique: "name" is repeated`) is kept.
  */
 export class GoYamlError extends Error {
   constructor(
@@ -65,8 +67,7 @@ export function readComposedYaml(text: string): GoYamlValue {
   if (error !== undefined) {
     // The library reports its own stack overflow as an error of the document.
     if (/call stack/i.test(error.message)) fail(error.pos[0], 'nested too deeply');
-    // The parser's own words, without the quoted source line that follows them.
-    fail(error.pos[0], error.message.split('\n')[0] ?? error.message);
+    fail(error.pos[0], libraryProblem(error));
   }
   try {
     return goYamlValue(doc);
@@ -75,6 +76,37 @@ export function readComposedYaml(text: string): GoYamlValue {
     if (err instanceof RangeError) fail(0, 'nested too deeply');
     throw err;
   }
+}
+
+/**
+ * Fixed words for the yaml library's errors of the codes whose messages quote the input without a `: ` before it
+ * (`Invalid escape sequence \q`, `The !x! tag has no suffix`, `Unsupported YAML version abc`), or hold a
+ * thrown error's message (`RESOURCE_EXHAUSTION`, a stack overflow in all but name).
+ */
+const FIXED_PROBLEMS: Partial<Record<ErrorCode, string>> = {
+  BAD_DQ_ESCAPE: 'Invalid escape sequence in a double-quoted scalar',
+  TAG_RESOLVE_FAILED: 'Could not resolve tag',
+  BAD_DIRECTIVE: 'Invalid or unsupported directive',
+  RESOURCE_EXHAUSTION: 'nested too deeply',
+};
+
+/**
+ * The yaml library's words for `error`, with nothing of the input: a manifest (its errors are logged and shown in
+ * /sources), a kubeconfig or the agent's config file may hold a secret where the error is. The first line only
+ * (the library's pretty form prints the source line under it); a code whose messages quote the input has fixed
+ * words ({@link FIXED_PROBLEMS}); any other message ends before its first `: ` after a word, after which the library quotes
+ * what it refused (`Block scalar header includes extra characters: |<the rest of the line>`, `Could not resolve
+ * tag: !<tag>`, `Unexpected scalar token in YAML stream: "<the scalar>"`, `Not a YAML token: <text>`). What is
+ * left names YAML syntax only: an indicator (`,`, `]`, `%`, `@`, `?`, `:`) or a token type. Exported for its test.
+ */
+export function libraryProblem(error: YAMLError): string {
+  const fixed = FIXED_PROBLEMS[error.code];
+  if (fixed !== undefined) return fixed;
+  const line = error.message.split('\n', 1)[0] ?? '';
+  // After a word: `Missing , or : between flow sequence items` and `The : indicator must be at most 1024 chars`
+  // name the indicator, with a space before it.
+  const quote = /\S: /.exec(line);
+  return quote === null ? line : line.slice(0, quote.index + 1);
 }
 
 /**
