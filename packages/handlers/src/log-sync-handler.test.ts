@@ -19,16 +19,15 @@ describe(LogSyncHandler.name, () => {
   const signal = new AbortController().signal;
 
   describe('syncPod()', () => {
-    it('logs one info line per call with op, pod, uid and source but no spec', async () => {
+    it('logs one line per call with op, pod, uid and source but no spec: a change at info, a resync at debug', async () => {
       const { logger, raw, lines } = captureLogger();
       const handler = new LogSyncHandler({ logger });
-      await handler.syncPod({ type: 'create', pod: secretPod(), source: 'file', attempt: 1 }, signal);
-      await handler.syncPod({ type: 'resync', pod: secretPod(), source: 'file', attempt: 2 }, signal);
+      for (const type of ['create', 'update', 'delete', 'reconcile', 'resync'] as const) {
+        await handler.syncPod({ type, pod: secretPod(), source: 'file', attempt: 1 }, signal);
+      }
 
-      expect(lines()).toMatchObject([
-        { level: 30, component: 'sync.log', op: 'create', pod: 'prod/web', uid: 'uid-web', source: 'file', msg: 'sync pod' },
-        { level: 30, component: 'sync.log', op: 'resync', pod: 'prod/web', uid: 'uid-web', source: 'file', msg: 'sync pod' },
-      ]);
+      const line = (op: string, level: number) => ({ level, component: 'sync.log', op, pod: 'prod/web', uid: 'uid-web', source: 'file', msg: 'sync pod' });
+      expect(lines()).toMatchObject([line('create', 30), line('update', 30), line('delete', 30), line('reconcile', 30), line('resync', 20)]);
       for (const line of raw) {
         expect(line).not.toContain('hunter2-secret');
         expect(line).not.toContain('secret-image');
@@ -50,6 +49,17 @@ describe(LogSyncHandler.name, () => {
       await handler.syncPod({ type: 'update', pod: secretPod(), source: 'api', attempt: 1 }, signal);
       expect(raw[0]!.match(/"component"/g)).toHaveLength(1);
       expect(lines()[0]).toMatchObject({ component: 'sync.audit-log' });
+    });
+  });
+
+  describe('syncPod() at the default level (info)', () => {
+    it('logs the changes and leaves out the periodic resyncs', async () => {
+      const raw: string[] = [];
+      const handler = new LogSyncHandler({ logger: pino({ level: 'info' }, { write: (line: string) => raw.push(line) }) });
+      await handler.syncPod({ type: 'create', pod: secretPod(), source: 'file', attempt: 1 }, signal);
+      for (let i = 0; i < 3; i++) await handler.syncPod({ type: 'resync', pod: secretPod(), source: 'file', attempt: 1 }, signal);
+      await handler.killPod({ reason: 'removed', pod: secretPod(), gracePeriodSeconds: 30, attempt: 1 }, signal);
+      expect(raw.map((l) => (JSON.parse(l) as { op: string }).op)).toEqual(['create', 'kill']);
     });
   });
 

@@ -8,9 +8,10 @@ export interface LogSyncHandlerOptions {
 }
 
 /**
- * Logs one info line per call and does nothing else: `{ op, pod: 'ns/name', uid, source }` for
- * `syncPod` (op = the sync type), `{ op: 'kill', pod, uid, reason }` for `killPod`. Never the
- * pod spec (env values can hold secrets).
+ * Logs one line per call and does nothing else: `{ op, pod: 'ns/name', uid, source }` for `syncPod`
+ * (op = the sync type), `{ op: 'kill', pod, uid, reason }` for `killPod`. At info, but a `resync` at debug:
+ * it comes for every pod every `--sync-frequency` with nothing changed (the style's "debug: once per update").
+ * Never the pod spec (env values can hold secrets).
  */
 export class LogSyncHandler implements SyncHandler {
   readonly name = 'log';
@@ -22,7 +23,9 @@ export class LogSyncHandler implements SyncHandler {
 
   syncPod(request: SyncPodRequest, _signal: AbortSignal): Promise<void> {
     const { type, pod, source } = request;
-    this.#log.info({ op: type, ...podLogFields(pod), source }, 'sync pod');
+    const fields = { op: type, ...podLogFields(pod), source };
+    if (type === 'resync') this.#log.debug(fields, 'sync pod');
+    else this.#log.info(fields, 'sync pod');
     return Promise.resolve();
   }
 
