@@ -125,6 +125,16 @@ describe('parseCommandLine()', () => {
     expect(r.output).toContain('--pod-manifest-pth');
   });
 
+  it('names a misspelt --flag=value without its value (it may be a secret), with the hint', () => {
+    for (const argv of [['--manifest-url-headr=X-Token:SECRET'], ['--node-name=n1', '--manifest-url-headr=X-Token:SEC=RET', 'extra']]) {
+      expect(parseCommandLine(argv, '1.2.3')).toEqual({
+        kind: 'exit', code: 1, output: "podconfig-agent: unknown option '--manifest-url-headr' (Did you mean --manifest-url-header?)\n",
+      });
+    }
+    expect(parseCommandLine(['--nope=SECRET'], '1.2.3')).toEqual({ kind: 'exit', code: 1, output: "podconfig-agent: unknown option '--nope'\n" });
+    expect(parseCommandLine(['-x=SECRET'], '1.2.3')).toEqual({ kind: 'exit', code: 1, output: "podconfig-agent: unknown option '-x'\n" });
+  });
+
   it.each([
     [['--node-nam', 'x'], "podconfig-agent: unknown option '--node-nam' (Did you mean --node-name?)\n"],
     [['--pod-manifest-path'], "podconfig-agent: option '--pod-manifest-path <PATH>' argument missing\n"],

@@ -20,7 +20,7 @@ export type CommandLineResult =
  */
 export function parseCommandLine(argv: readonly string[], version: string): CommandLineResult {
   let output = '';
-  const program = new Command('podconfig-agent')
+  const program = new AgentCommand('podconfig-agent')
     .description('kubelet-style pod config source agent: static manifests, a manifest URL and the apiserver → sync handlers')
     // The kubelet's `--version version[=true]`: alone or `=true` prints the version, `=raw` the build details.
     .addOption(new Option('--version [WHEN]', 'print the version and exit: --version (or =true), --version=raw for the details; =false runs'))
@@ -79,6 +79,20 @@ export function parseCommandLine(argv: readonly string[], version: string): Comm
   // The kubelet reads a config file only when --config is not empty: `--config=` is no config file.
   const configFile = typeof opts['config'] === 'string' && opts['config'] !== '' ? opts['config'] : undefined;
   return { kind: 'run', commandLine: { flags, flagNames, configFile } };
+}
+
+/**
+ * Commander, but an unknown option is named without what follows its first `=`: a misspelt
+ * `--manifest-url-headr=X-Token:SECRET` must not print the secret to stderr (and a journal). Named so, it gets
+ * commander's "Did you mean" hint too, which the value kept from matching.
+ */
+class AgentCommand extends Command {
+  /** Commander 14 calls this (a method it marks private) with the argument as typed. */
+  unknownOption(flag: string): never {
+    const eq = flag.indexOf('=');
+    const named = eq < 0 ? flag : flag.slice(0, eq);
+    return (Command.prototype as unknown as { unknownOption(this: Command, flag: string): never }).unknownOption.call(this, named);
+  }
 }
 
 /** klog's verbosity levels as the Kubernetes logging guidelines use them: 4 is debug, 5 and above trace. */

@@ -1,6 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { effectiveSettings } from './effective-settings.js';
 import { resolveConfig } from './settings.js';
+import { AGENT_VERSION } from './version.js';
 
 describe(effectiveSettings.name, () => {
   it('gives every setting by its config-file name, durations as Go writes them, whichever of flags, file or defaults set it', () => {
@@ -10,11 +12,19 @@ describe(effectiveSettings.name, () => {
       { configFile: '/etc/podconfig/config.yaml' },
     );
     expect(effectiveSettings(config)).toEqual({
+      version: AGENT_VERSION,
       nodeName: 'n1', staticPodPath: '/etc/kubernetes/manifests', fileCheckFrequency: '20s', invalidManifest: 'keep', manifestFilter: 'default',
       staticPodURL: '', staticPodURLHeader: [], httpCheckFrequency: '20s', httpReady: 'definitive', kubeconfig: '(discovered)',
       kubeAPIQPS: 20, kubeAPIBurst: 100, watchList: true, keepManagedFields: false, syncFrequency: '1m30s', readiness: 'per-source',
       handlers: ['log', 'state-dir'], handlerTimeout: '1m0s', handlerConcurrency: 8, statusAddress: '[::1]:10999', logLevel: 'info', shutdownTimeout: '10s',
     });
+  });
+
+  it('starts with the agent\'s version, from its package.json', async () => {
+    const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    const settings = effectiveSettings(resolveConfig({ 'node-name': 'n1' }, {}));
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(Object.entries(settings)[0]).toEqual(['version', version]);
   });
 
   it('tells no secret: header names without their values, the manifest URL without its credentials and query', () => {

@@ -1,14 +1,17 @@
 import { formatDuration, safeUrl } from '@podconfig/core';
 import type { AgentConfig } from './agent-config.js';
+import { AGENT_VERSION } from './version.js';
 
 /**
  * The settings the agent runs with, whichever of flags, config file and defaults gave them, by their
  * config-file (KubeletConfiguration) names, for one start-up log line: the kubelet logs its flags the same
- * way (`FLAG: --sync-frequency="1m0s"`). Nothing secret: header names without values, the manifest URL
- * without credentials or query, file paths (not contents).
+ * way (`FLAG: --sync-frequency="1m0s"`). First, `version`: the agent's version (what `--version` prints, without
+ * the `v`), so that a log read later tells which release ran with them. Nothing secret: header names without
+ * values, the manifest URL without credentials or query, file paths (not contents).
  */
 export function effectiveSettings(config: AgentConfig): Record<string, unknown> {
   return {
+    version: AGENT_VERSION,
     nodeName: config.nodeName,
     staticPodPath: config.staticPodPath ?? '',
     fileCheckFrequency: formatDuration(config.fileCheckFrequencyMs),
