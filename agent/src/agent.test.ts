@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { PodSnapshot, systemClock, type PodSource, type SourceName } from '@podconfig/core';
+import { PodSnapshot, systemClock, type PodSource, type SourceName, type StatusReporter } from '@podconfig/core';
 import type { PodMerger } from '@podconfig/merge';
 import type { PodWorkStatus, Reconciler } from '@podconfig/reconcile';
 import { makePod } from '@podconfig/testing';
@@ -28,6 +28,19 @@ function agentWith(o: { work?: PodWorkStatus[]; ready?: SourceName[]; sources?: 
 const source = (name: SourceName): PodSource => ({ name, async *updates() { yield { source: name, op: 'SET', pods: PodSnapshot.empty }; } });
 
 describe('Agent', () => {
+  it('shows /pods as the kubelet does: a PodList with its list metadata, then sync', () => {
+    expect(agentWith({}).pods()).toEqual({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: [], sync: [] });
+  });
+
+  it("gives /readyz/source/<name> a source's last error while it is unhealthy, not one it has recovered from", () => {
+    const withStatus = (name: SourceName, healthy: boolean): PodSource & StatusReporter => ({
+      ...source(name),
+      status: () => ({ seen: true, healthy, pods: 0, lastError: { message: `${name} answered 500`, time: new Date(0) }, counters: {}, details: {} }),
+    });
+    const agent = agentWith({ sources: [withStatus('http', false), withStatus('file', true), source('api')] });
+    expect(['http', 'file', 'api', 'nope'].map((name) => agent.sourceError(name))).toEqual(['http answered 500', undefined, undefined, undefined]);
+  });
+
   it('redacts the kubectl last-applied-configuration annotation in /pods sync entries as in items (it repeats the spec, env values too)', () => {
     const annotations = { [LAST_APPLIED]: '{"spec":{"containers":[{"env":[{"name":"PW","value":"hunter2"}]}]}}', team: 'a' };
     const pod = { ...makePod('web'), metadata: { ...makePod('web').metadata, annotations } };

@@ -111,6 +111,14 @@ export class Agent implements StatusProvider {
     return this.#o.reconciler.syncLoopError();
   }
 
+  /** The last error of source `name` while it is unhealthy (`/readyz/source/<name>` says it), else undefined. */
+  sourceError(name: string): string | undefined {
+    const source = this.#o.sources.find((s) => s.name === name);
+    if (source === undefined || !reportsStatus(source)) return undefined;
+    const status = source.status();
+    return status.healthy ? undefined : status.lastError?.message;
+  }
+
   /**
    * The desired pods as a PodList, and in `sync` the per-handler state of every pod the
    * reconciler tracks, including removed ones whose kill is still pending or retrying.
@@ -120,6 +128,7 @@ export class Agent implements StatusProvider {
     return {
       kind: 'PodList',
       apiVersion: 'v1',
+      metadata: {}, // a list's metadata, as the kubelet's /pods has it (no resourceVersion: this list is no API object's)
       // Secrets a manifest may hold are redacted: the status server has no authentication (status-redaction.ts).
       items: work.filter((w) => w.desired).map((w) => redactPodForStatus(w.pod)),
       sync: work.map(({ pod: _pod, annotations, ...sync }) => ({ ...sync, annotations: redactAnnotations(annotations) })),

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+
 /** One named check of a health endpoint: undefined when it passes, else why it fails. */
 export interface HealthCheck {
   readonly name: string;
@@ -16,7 +18,9 @@ export interface HealthAnswer {
  * answers `ok`, or with `?verbose` each check and `<endpoint> check passed`; when one fails, `failStatus` (500 in
  * Kubernetes) with every check listed and the failures' reasons withheld, and `<endpoint> check failed`.
  * `/<endpoint>/<check>` (`path`: `<check>`, undefined for the endpoint itself) runs that check alone: `ok`, or
- * 500 `internal server error: <reason>`; `undefined` for a name that is no check (`/healthz/` included).
+ * `failStatus` too, its reason given after the status's name (`internal server error: <reason>` for 500, as
+ * Kubernetes answers; `service unavailable: <reason>` for 503); `undefined` for a name that is no check
+ * (`/healthz/` included).
  */
 export function healthAnswer(endpoint: string, checks: readonly HealthCheck[], path: string | undefined, query: URLSearchParams, failStatus = 500): HealthAnswer | undefined {
   if (path !== undefined) {
@@ -25,7 +29,7 @@ export function healthAnswer(endpoint: string, checks: readonly HealthCheck[], p
     const reason = one.check();
     return reason === undefined
       ? { status: 200, body: 'ok' }
-      : { status: 500, body: `internal server error: ${reason}` };
+      : { status: failStatus, body: `${(STATUS_CODES[failStatus] ?? 'error').toLowerCase()}: ${reason}` };
   }
   const excluded = new Set(query.getAll('exclude')); // as given, untrimmed, as Kubernetes takes them
   const lines: string[] = [];

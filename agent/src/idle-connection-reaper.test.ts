@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { IdleConnectionReaper } from './idle-connection-reaper.js';
+import { IdleConnectionReaper, type IdleConnectionReaperOptions, type ReapReason } from './idle-connection-reaper.js';
 
 let server: Server | undefined;
 let reaper: IdleConnectionReaper | undefined;
@@ -19,10 +19,14 @@ afterEach(async () => {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A client connected to a server whose end of the connection the reaper tracks; `reaped` lists what it cut. */
-async function tracked(idleMs: number): Promise<{ client: Socket; reaped: Socket[] }> {
-  const reaped: Socket[] = [];
-  const r = new IdleConnectionReaper(idleMs, (s) => reaped.push(s));
+/** A server whose connections the reaper tracks; `reaped` lists what it cut and why, `connect()` opens one more. */
+async function reaping(options: Omit<IdleConnectionReaperOptions, 'onReap'>): Promise<{
+  reaper: IdleConnectionReaper;
+  reaped: [Socket, ReapReason][];
+  connect: () => Promise<{ client: Socket; socket: Socket }>;
+}> {
+  const reaped: [Socket, ReapReason][] = [];
+  const r = new IdleConnectionReaper({ ...options, onReap: (socket, reason) => reaped.push([socket, reason]) });
   reaper = r;
   const s = createServer((socket) => {
     socket.on('error', () => {});
@@ -32,10 +36,21 @@ async function tracked(idleMs: number): Promise<{ client: Socket; reaped: Socket
   server = s;
   s.listen(0, '127.0.0.1');
   await once(s, 'listening');
-  const client = connect((s.address() as AddressInfo).port, '127.0.0.1');
-  client.on('error', () => {});
-  clients.push(client);
-  await Promise.all([once(client, 'connect'), once(s, 'connection')]);
+  const open = async (): Promise<{ client: Socket; socket: Socket }> => {
+    const client = connect((s.address() as AddressInfo).port, '127.0.0.1');
+    client.on('error', () => {});
+    client.resume();
+    clients.push(client);
+    const [, [socket]] = await Promise.all([once(client, 'connect'), once(s, 'connection') as Promise<[Socket]>]);
+    return { client, socket };
+  };
+  return { reaper: r, reaped, connect: open };
+}
+
+/** A client connected to a server whose end of the connection the reaper tracks; `reaped` lists what it cut. */
+async function tracked(idleMs: number): Promise<{ client: Socket; reaped: [Socket, ReapReason][] }> {
+  const { reaped, connect: open } = await reaping({ idleMs });
+  const { client } = await open();
   return { client, reaped };
 }
 
@@ -50,7 +65,39 @@ function holdEventLoop(ms: number): void {
 describe(IdleConnectionReaper.name, () => {
   it('cuts a connection that moves no bytes for idleMs', async () => {
     const { reaped } = await tracked(150);
-    await expect.poll(() => reaped.length, { timeout: 5_000 }).toBe(1);
+    await expect.poll(() => reaped.map(([, reason]) => reason), { timeout: 5_000 }).toEqual(['idle']);
+  });
+
+  describe('track() at maxConnections', () => {
+    const HOUR = 3_600_000; // no idle cut during these tests
+
+    it('admits a new connection by closing the one without a request in flight idle the longest', async () => {
+      const { reaper: r, reaped, connect: open } = await reaping({ idleMs: HOUR, maxConnections: 3 });
+      const [a, b, c] = [await open(), await open(), await open()];
+      const busy = r.requestStarted(a.socket); // in flight: not to be taken
+      r.requestStarted(b.socket)(); // a request came and went: b is now the most recently used
+      const d = await open();
+      expect(reaped).toEqual([[c.socket, 'evicted']]);
+      await expect.poll(() => c.client.closed).toBe(true);
+      busy();
+      const e = await open(); // a's request ended after b's: b is idle the longer
+      expect(reaped.slice(1)).toEqual([[b.socket, 'evicted']]);
+      expect([a, d, e].map(({ client }) => client.closed)).toEqual([false, false, false]);
+    });
+
+    it('closes the new connection itself when every connection held has a request in flight', async () => {
+      const { reaper: r, reaped, connect: open } = await reaping({ idleMs: HOUR, maxConnections: 2 });
+      const held = [await open(), await open()];
+      const ends = held.map(({ socket }) => r.requestStarted(socket));
+      const refused = await open();
+      expect(reaped).toEqual([[refused.socket, 'refused']]);
+      await expect.poll(() => refused.client.closed).toBe(true);
+      ends[1]!();
+      ends[1]!(); // a second call does nothing: the count stays right
+      const admitted = await open();
+      expect(reaped.slice(1)).toEqual([[held[1]!.socket, 'evicted']]);
+      expect([held[0]!.client.closed, admitted.client.closed]).toEqual([false, false]);
+    });
   });
 
   for (const [idleFirst, hold] of [[200, 500], [240, 130]] as const) {

@@ -46,13 +46,91 @@ describe('redactPodForStatus()', () => {
     expect(shown?.livenessProbe).toEqual({ httpGet: { path: '/healthz', port: 8080, httpHeaders: header(REDACTED) }, periodSeconds: 5 });
     expect(shown?.readinessProbe).toBe(pod.spec?.containers[0]?.readinessProbe);
     expect(shown?.startupProbe?.httpGet?.httpHeaders).toEqual(header(REDACTED));
-    expect(shown?.lifecycle?.postStart).toBe(pod.spec?.containers[0]?.lifecycle?.postStart);
+    expect(shown?.lifecycle?.postStart).toEqual({ exec: { command: [REDACTED] } }); // an exec command too (below)
     expect(shown?.lifecycle?.preStop?.httpGet).toEqual({ path: '/stop', port: 8080, httpHeaders: [{ name: 'X-Token', value: REDACTED }] });
     expect(JSON.stringify(shown)).not.toMatch(/secret/);
   });
 
+  it('redacts command and args of every kind of container, keeping their length, as they may carry a --db-password=…', () => {
+    const pod: Pod = {
+      metadata: { name: 'web' },
+      spec: {
+        initContainers: [{ name: 'init', image: 'i', command: ['/bin/migrate', '--db-password=init-secret'] }],
+        containers: [{ name: 'app', image: 'a', command: ['/app'], args: ['--db-password=app-secret', '-v'], workingDir: '/srv' }],
+        ephemeralContainers: [{ name: 'debug', image: 'd', args: ['--token', 'debug-secret'] }],
+      },
+    };
+    const shown = redactPodForStatus(pod).spec;
+    expect(shown?.initContainers?.[0]).toEqual({ name: 'init', image: 'i', command: [REDACTED, REDACTED] });
+    expect(shown?.containers[0]).toEqual({ name: 'app', image: 'a', command: [REDACTED], args: [REDACTED, REDACTED], workingDir: '/srv' });
+    expect(shown?.ephemeralContainers?.[0]).toEqual({ name: 'debug', image: 'd', args: [REDACTED, REDACTED] });
+    expect(JSON.stringify(shown)).not.toMatch(/secret|migrate/);
+    expect(pod.spec?.containers[0]?.args?.[0]).toBe('--db-password=app-secret'); // the shared pod is not changed
+  });
+
+  it('redacts the exec commands of every probe and lifecycle hook, keeping the rest of the probe', () => {
+    const exec = (secret: string) => ({ command: ['sh', '-c', `curl -H "Authorization: ${secret}" localhost`] });
+    const redacted = { command: [REDACTED, REDACTED, REDACTED] };
+    const pod: Pod = {
+      metadata: { name: 'web' },
+      spec: {
+        containers: [{
+          name: 'app', image: 'a',
+          livenessProbe: { exec: exec('live-secret'), periodSeconds: 5 },
+          readinessProbe: { exec: exec('ready-secret'), failureThreshold: 2 },
+          startupProbe: { exec: exec('start-secret') },
+          lifecycle: { postStart: { exec: exec('post-secret') }, preStop: { exec: exec('stop-secret') } },
+        }],
+        initContainers: [{ name: 'init', image: 'i', lifecycle: { preStop: { exec: exec('init-secret') } } }],
+      },
+    };
+    const shown = redactPodForStatus(pod).spec;
+    expect(shown?.containers[0]).toEqual({
+      name: 'app', image: 'a',
+      livenessProbe: { exec: redacted, periodSeconds: 5 },
+      readinessProbe: { exec: redacted, failureThreshold: 2 },
+      startupProbe: { exec: redacted },
+      lifecycle: { postStart: { exec: redacted }, preStop: { exec: redacted } },
+    });
+    expect(shown?.initContainers?.[0]?.lifecycle).toEqual({ preStop: { exec: redacted } });
+    expect(JSON.stringify(shown)).not.toMatch(/secret|curl/);
+  });
+
+  it('redacts the values of flexVolume options and CSI volume attributes, keeping their keys and the other volumes', () => {
+    const pod: Pod = {
+      metadata: { name: 'web' },
+      spec: {
+        containers: [{ name: 'app', image: 'a' }],
+        volumes: [
+          { name: 'flex', flexVolume: { driver: 'example/cifs', options: { username: 'u', password: 'flex-secret' }, secretRef: { name: 'cifs' } } },
+          { name: 'csi', csi: { driver: 'secrets-store.csi.k8s.io', volumeAttributes: { token: 'csi-secret' }, readOnly: true } },
+          { name: 'plain', emptyDir: {} },
+        ],
+      },
+    };
+    const shown = redactPodForStatus(pod).spec;
+    expect(shown?.volumes).toEqual([
+      { name: 'flex', flexVolume: { driver: 'example/cifs', options: { username: REDACTED, password: REDACTED }, secretRef: { name: 'cifs' } } },
+      { name: 'csi', csi: { driver: 'secrets-store.csi.k8s.io', volumeAttributes: { token: REDACTED }, readOnly: true } },
+      { name: 'plain', emptyDir: {} },
+    ]);
+    expect(shown?.volumes?.[2]).toBe(pod.spec?.volumes?.[2]);
+    expect(shown?.containers).toBe(pod.spec?.containers);
+    expect(JSON.stringify(shown)).not.toMatch(/flex-secret|csi-secret/);
+  });
+
   it('returns the pod itself when it holds nothing to redact', () => {
-    const pod: Pod = { metadata: { name: 'web', annotations: { team: 'a' } }, spec: { containers: [{ name: 'app', image: 'a', env: [{ name: 'X', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }], livenessProbe: { httpGet: { path: '/', port: 80, httpHeaders: [] } }, lifecycle: { preStop: { httpGet: { path: '/stop', port: 80 } } } }] } };
+    const pod: Pod = {
+      metadata: { name: 'web', annotations: { team: 'a' } },
+      spec: {
+        containers: [{
+          name: 'app', image: 'a', command: [], env: [{ name: 'X', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+          livenessProbe: { httpGet: { path: '/', port: 80, httpHeaders: [] } }, readinessProbe: { tcpSocket: { port: 80 } },
+          lifecycle: { preStop: { httpGet: { path: '/stop', port: 80 } }, postStart: { sleep: { seconds: 1 } } },
+        }],
+        volumes: [{ name: 'csi', csi: { driver: 'd' } }, { name: 'flex', flexVolume: { driver: 'f', options: {} } }],
+      },
+    };
     expect(redactPodForStatus(pod)).toBe(pod);
     expect(redactAnnotations(pod.metadata?.annotations)).toBe(pod.metadata?.annotations);
   });

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { Registry, Counter } from 'prom-client';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_LARGE_RESPONSES, StatusServer, type StatusProvider } from './status-server.js';
+import { MAX_LARGE_RESPONSES, StatusServer, type StatusProvider, type StatusServerOptions } from './status-server.js';
 
 describe(StatusServer.name, () => {
   let controller = new AbortController();
@@ -84,7 +84,7 @@ describe(StatusServer.name, () => {
       });
     });
 
-    it('answers one check at /<endpoint>/<check>, its reason included, as Kubernetes components do', async () => {
+    it('answers one check at /<endpoint>/<check>, its reason included and its endpoint\'s failure status, as Kubernetes components do', async () => {
       let syncLoopError: string | undefined = undefined;
       const base = await start({ ...provider([]), syncLoopError: () => syncLoopError,
         readiness: () => ({ configured: ['file', 'api'], ready: ['file'], allReady: false }) });
@@ -94,10 +94,30 @@ describe(StatusServer.name, () => {
       syncLoopError = 'held by runtime errors';
       expect(await get(`${base}/healthz/syncloop`)).toMatchObject({ status: 500, body: 'internal server error: held by runtime errors\n' });
       expect(await get(`${base}/readyz/source/file`)).toMatchObject({ status: 200, body: 'ok\n' });
-      expect(await get(`${base}/readyz/source/api`)).toMatchObject({ status: 500, body: 'internal server error: not ready\n' });
+      expect(await get(`${base}/readyz/source/api`)).toMatchObject({ status: 503, body: 'service unavailable: not ready\n' });
       expect((await get(`${base}/healthz/nope`)).status).toBe(404);
       expect((await get(`${base}/healthz/`)).status).toBe(404); // as k8s.io/apiserver: /healthz and /healthz/<check> only
       expect((await get(`${base}/readyz/source/nope`)).status).toBe(404);
+    });
+
+    it('says why a source is not ready at /readyz/source/<name> to a loopback host name, as /sources would; withholds it in /readyz', async () => {
+      const errors: Record<string, string> = { api: 'apiserver list failed: connect ECONNREFUSED 127.0.0.1:6443' };
+      const base = await start({ ...provider(['file']), sourceError: (name) => errors[name] });
+      expect(await get(`${base}/readyz/source/api`)).toMatchObject({
+        status: 503, body: 'service unavailable: not ready: apiserver list failed: connect ECONNREFUSED 127.0.0.1:6443\n',
+      });
+      expect(await get(`${base}/readyz?verbose`)).toMatchObject({ status: 503, body: '[+]source/file ok\n[-]source/api failed: reason withheld\nreadyz check failed\n' });
+      delete errors['api']; // not ready, nothing failed: still connecting
+      expect(await get(`${base}/readyz/source/api`)).toMatchObject({ status: 503, body: 'service unavailable: not ready\n' });
+      errors['api'] = 'SECRET-ISH detail';
+      const port = new URL(base).port;
+      const body = await new Promise<string>((resolve, reject) => {
+        httpGet({ host: '127.0.0.1', port, path: '/readyz/source/api', headers: { host: `rebind.attacker.example:${port}` } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => { text += chunk; }).on('end', () => resolve(`${res.statusCode} ${text}`));
+        }).on('error', reject);
+      });
+      expect(body).toBe('503 service unavailable: not ready\n'); // a page that rebound its name reads no /sources detail
     });
 
     it('answers /healthz and /livez 500 while the syncloop check fails, the reason withheld and logged once, as the kubelet does', async () => {
@@ -178,23 +198,92 @@ describe(StatusServer.name, () => {
       }
     });
 
-    it('holds at most maxConnections connections: later ones are closed as they come, and served again once those go', async () => {
-      const server = new StatusServer({ address: { host: '127.0.0.1', port: 0 }, registry: new Registry(), logger: pino({ level: 'silent' }), maxConnections: 4 });
-      const { port } = await server.start(provider([]), controller.signal);
+    describe('at maxConnections', () => {
+      const startCapped = async (options: Partial<StatusServerOptions> = {}, statusProvider = provider([])): Promise<number> => {
+        const server = new StatusServer({ address: { host: '127.0.0.1', port: 0 }, registry: new Registry(), logger: pino({ level: 'silent' }), maxConnections: 4, ...options });
+        return (await server.start(statusProvider, controller.signal)).port;
+      };
       const held: Socket[] = [];
-      try {
+      afterEach(() => {
+        for (const socket of held.splice(0)) socket.destroy();
+      });
+      /** A connection the server has; `closed` once the server has closed it (it reads what comes, to see the end). */
+      const open = async (port: number): Promise<Socket> => {
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => {}); // reset by the server when closed with a response unread
+        socket.resume();
+        held.push(socket);
+        await once(socket, 'connect');
+        return socket;
+      };
+      const healthz = async (socket: Socket, port: number): Promise<void> => {
+        socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+        expect(String(await once(socket, 'data'))).toMatch(/^HTTP\/1\.1 200/);
+      };
+
+      it('closes the silent connection held the longest to admit a new one: connections that never send a request cannot fail /healthz', async () => {
+        const port = await startCapped();
+        const silent: Socket[] = [];
+        for (let i = 0; i < 4; i++) silent.push(await open(port));
+        // A fifth, sixth, seventh: each answered, each closing the oldest silent one (the server takes them in order).
+        for (let i = 0; i < 3; i++) await healthz(await open(port), port);
+        await expect.poll(() => silent.map((s) => s.closed)).toEqual([true, true, true, false]);
+      });
+
+      it('counts a keep-alive connection between requests as idle: the least recently used one goes first', async () => {
+        const port = await startCapped();
+        const kept: Socket[] = [];
         for (let i = 0; i < 4; i++) {
-          const socket = connect(port, '127.0.0.1');
-          held.push(socket);
-          // An answer on each: the server has taken it in, and keeps it open (keep-alive).
-          socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
-          expect(String(await once(socket, 'data'))).toMatch(/^HTTP\/1\.1 200/);
+          const socket = await open(port);
+          await healthz(socket, port); // answered, kept open (keep-alive)
+          kept.push(socket);
         }
-        await expect(get(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow(); // the fifth: closed unanswered
-      } finally {
-        for (const socket of held) socket.destroy();
-      }
-      await expect.poll(async () => (await get(`http://127.0.0.1:${port}/healthz`).catch(() => ({ status: 0 }))).status).toBe(200);
+        await healthz(kept[0]!, port); // used again: now the most recent
+        await healthz(await open(port), port); // admitted: kept[1], idle the longest, goes
+        await expect.poll(() => kept.map((s) => s.closed)).toEqual([false, true, false, false]);
+        await healthz(kept[0]!, port);
+      });
+
+      it('closes a new connection only while every connection held has a request in flight, and admits one again once one is idle', async () => {
+        // A body larger than the socket buffers: a client that does not read keeps its request in flight.
+        const big = { kind: 'PodList', items: [{ metadata: { name: 'x'.repeat(32 * 1024 * 1024) } }] };
+        let building = 0;
+        const port = await startCapped({}, { ...provider([]), pods: () => { building++; return big; } });
+        const stalled: Socket[] = [];
+        for (let i = 0; i < 4; i++) {
+          const socket = await open(port);
+          socket.pause();
+          socket.write(`GET /pods HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+          stalled.push(socket);
+        }
+        await expect.poll(() => building).toBe(4); // the server has taken all four requests in
+        // Every one busy: a new connection is closed unanswered.
+        const refused = await open(port);
+        await expect.poll(() => refused.closed).toBe(true);
+        expect(refused.bytesRead).toBe(0);
+        expect(stalled.map((s) => s.closed)).toEqual([false, false, false, false]);
+        stalled[0]!.destroy();
+        await expect.poll(async () => (await get(`http://127.0.0.1:${port}/healthz`).catch(() => ({ status: 0 }))).status).toBe(200);
+      });
+
+      it('closes a connection that has not completed its request headers by headersTimeoutMs (408): a silent one, a slowloris', async () => {
+        // The 30 s idle reaper would never cut the slowloris: it sends a byte now and then.
+        const port = await startCapped({ headersTimeoutMs: 200, maxConnections: 256 });
+        const silent = await open(port);
+        const slow = await open(port);
+        let answer = '';
+        slow.on('data', (chunk: Buffer) => {
+          answer += chunk.toString('latin1');
+        });
+        slow.write('GET /healthz HTTP/1.1\r\n');
+        const trickle = setInterval(() => slow.write('X-Slow: 1\r\n'), 50);
+        try {
+          await expect.poll(() => [silent.closed, slow.closed], { timeout: 10_000 }).toEqual([true, true]);
+        } finally {
+          clearInterval(trickle);
+        }
+        expect(answer).toMatch(/^HTTP\/1\.1 408/);
+      });
     });
 
     it(`builds at most ${MAX_LARGE_RESPONSES} large responses at once: readers that stall get 503, not more memory`, async () => {

@@ -18,6 +18,11 @@ export interface StatusProvider {
   pods(): unknown;
   /** Body of GET /sources. */
   sources(): unknown;
+  /**
+   * Why source `name` fails now (its last error while it is unhealthy), or `undefined`: the reason
+   * `/readyz/source/<name>` gives when the source is not ready. Optional: without it the reason is `not ready`.
+   */
+  sourceError?(name: string): string | undefined;
 }
 
 export interface StatusServerOptions {
@@ -28,6 +33,8 @@ export interface StatusServerOptions {
   readonly idleSocketMs?: number;
   /** Connections held at once; default {@link MAX_STATUS_CONNECTIONS}. */
   readonly maxConnections?: number;
+  /** A connection whose request headers are not complete this long after it opened or its request began is closed (408); default {@link HEADERS_TIMEOUT_MS}. */
+  readonly headersTimeoutMs?: number;
 }
 
 /**
@@ -38,10 +45,22 @@ export const MAX_LARGE_RESPONSES = 4;
 /** A connection that moves no bytes this long is closed (a reader that stalled holds a large response). */
 export const IDLE_SOCKET_MS = 30_000;
 /**
- * Connections held at once; later ones are closed as they come. Any local user can connect: thousands held open
- * took the agent's file descriptors (1,024 under many units and containers), and with them its manifest reads.
+ * Connections held at once. Any local user can connect: thousands held open took the agent's file descriptors (1,024
+ * under many units and containers), and with them its manifest reads. At the cap a new connection closes the one idle
+ * the longest (no request in flight), and is itself closed only when every one held has a request in flight: 256
+ * silent connections must not fail the liveness probe (see {@link IdleConnectionReaper}).
  */
 export const MAX_STATUS_CONNECTIONS = 256;
+/**
+ * A connection must complete its request headers this soon after it opened (or, kept alive, after its next request
+ * began), else it gets 408 and is closed: a slowloris, or a connection that never sends a request.
+ */
+export const HEADERS_TIMEOUT_MS = 5_000;
+/**
+ * How often Node.js checks connections against {@link HEADERS_TIMEOUT_MS} and the request timeout; its default,
+ * 30 s, let a slowloris live up to 35 s.
+ */
+export const CONNECTIONS_CHECK_MS = 1_000;
 
 /** Loopback names a browser can only have reached on purpose (`Host` checks against DNS rebinding). */
 function isLoopbackHost(host: string): boolean {
@@ -74,7 +93,20 @@ export class StatusServer {
 
   /** Serves `provider` until `signal` aborts; resolves with the bound address once listening. */
   async start(provider: StatusProvider, signal: AbortSignal): Promise<AddressInfo> {
-    const server = createServer((req, res) => {
+    const maxConnections = this.#o.maxConnections ?? MAX_STATUS_CONNECTIONS;
+    const idleMs = this.#o.idleSocketMs ?? IDLE_SOCKET_MS;
+    const reaper = new IdleConnectionReaper({
+      idleMs,
+      maxConnections,
+      onReap: (socket, reason) => {
+        const where = { remoteAddress: socket.remoteAddress, remotePort: socket.remotePort };
+        if (reason === 'idle') this.#log.debug({ ...where, idleMs }, 'closing a connection that moved no bytes');
+        else if (reason === 'evicted') this.#log.debug({ ...where, maxConnections }, 'closing an idle connection to admit a new one');
+        else this.#log.debug({ ...where, maxConnections }, 'refusing a connection: every connection held has a request in flight');
+      },
+    });
+    const server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECK_MS }, (req, res) => {
+      res.once('close', reaper.requestStarted(req.socket));
       this.#handle(provider, req, res).catch((err: unknown) => {
         this.#log.error({ err, path: req.url }, 'status request failed');
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
@@ -82,14 +114,12 @@ export class StatusServer {
       });
     });
     server.keepAliveTimeout = 5_000;
-    server.headersTimeout = 10_000;
-    server.requestTimeout = 10_000;
-    server.maxConnections = this.#o.maxConnections ?? MAX_STATUS_CONNECTIONS;
-    const idleMs = this.#o.idleSocketMs ?? IDLE_SOCKET_MS;
-    const reaper = new IdleConnectionReaper(idleMs, (socket) => {
-      this.#log.debug({ remoteAddress: socket.remoteAddress, remotePort: socket.remotePort, idleMs }, 'closing a connection that moved no bytes');
+    server.headersTimeout = this.#o.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+    server.requestTimeout = Math.max(10_000, server.headersTimeout);
+    // No server.maxConnections: it closes new connections as they come, whatever the ones held are doing.
+    server.on('connection', (socket: Socket) => {
+      reaper.track(socket);
     });
-    server.on('connection', (socket: Socket) => reaper.track(socket));
     server.once('close', () => reaper.close());
     await new Promise<void>((resolve, reject) => {
       const failed = (err: Error): void => {
@@ -137,10 +167,11 @@ export class StatusServer {
     }
     const url = new URL(req.url ?? '/', 'http://status.local');
     const large = url.pathname === '/pods' || url.pathname === '/sources' || url.pathname === '/metrics';
+    // Bound to loopback, only loopback names may read state: a web page that rebinds its own DNS name to
+    // 127.0.0.1 would otherwise read /pods through a browser on the node. (Health checks answer anyone.)
+    const mayReadState = !this.#loopbackOnly || isLoopbackHost(hostName(req.headers.host));
     if (large) {
-      // Bound to loopback, only loopback names may read state: a web page that rebinds its own DNS name to
-      // 127.0.0.1 would otherwise read /pods through a browser on the node. (Health checks answer anyone.)
-      if (this.#loopbackOnly && !isLoopbackHost(hostName(req.headers.host))) {
+      if (!mayReadState) {
         text(res, 403, 'forbidden: the status server answers loopback host names only');
         return;
       }
@@ -154,9 +185,11 @@ export class StatusServer {
     }
     const [, endpoint = '', ...check] = url.pathname.split('/');
     if (endpoint === 'healthz' || endpoint === 'livez' || endpoint === 'readyz') {
-      const checks = endpoint === 'readyz' ? readinessChecks(provider) : this.#livenessChecks(provider);
-      // Not ready is no failure of the process: 503, so a probe's reader tells the two apart.
-      const answer = healthAnswer(endpoint, checks, check.length === 0 ? undefined : check.join('/'), url.searchParams, endpoint === 'readyz' ? 503 : 500);
+      const one = check.length === 0 ? undefined : check.join('/');
+      // A single readiness check says why its source fails (what /sources shows, so only to whoever may read it).
+      const checks = endpoint === 'readyz' ? readinessChecks(provider, one !== undefined && mayReadState) : this.#livenessChecks(provider);
+      // Not ready is no failure of the process: 503 (a single check's too), so a probe's reader tells the two apart.
+      const answer = healthAnswer(endpoint, checks, one, url.searchParams, endpoint === 'readyz' ? 503 : 500);
       if (answer === undefined) text(res, 404, 'not found');
       else text(res, answer.status, answer.body);
       return;
@@ -192,10 +225,20 @@ export class StatusServer {
   }
 }
 
-/** One check per configured source, `source/<name>`: it passes once the source has delivered (D10). */
-function readinessChecks(provider: StatusProvider): HealthCheck[] {
+/**
+ * One check per configured source, `source/<name>`: it passes once the source has delivered (D10). Its reason is
+ * `not ready`, with `detail` followed by the source's error while it fails (`not ready: <error>`).
+ */
+function readinessChecks(provider: StatusProvider, detail: boolean): HealthCheck[] {
   const r = provider.readiness();
-  return r.configured.map((s) => ({ name: `source/${s}`, check: () => (r.ready.includes(s) ? undefined : 'not ready') }));
+  return r.configured.map((s) => ({
+    name: `source/${s}`,
+    check: () => {
+      if (r.ready.includes(s)) return undefined;
+      const error = detail ? provider.sourceError?.(s) : undefined;
+      return error === undefined ? 'not ready' : `not ready: ${error}`;
+    },
+  }));
 }
 
 /** The host name of a `Host` header (`[::1]` kept in brackets), or '' when there is none or it does not parse. */
