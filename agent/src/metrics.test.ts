@@ -28,7 +28,9 @@ describe(AgentMetrics.name, () => {
     expect(text).toContain('podconfig_source_healthy{source="file"} 0');
     expect(text).toContain('podconfig_source_provisional{source="file"} 1');
     expect(text).toContain('podconfig_source_last_success_timestamp_seconds{source="file"} 1700000000');
-    expect(text).toContain('podconfig_source_events_total{source="file",event="errors"} 2');
+    expect(text).toContain('podconfig_source_errors_total{source="file"} 2');
+    expect(text).toContain('podconfig_source_scans_total{source="file"} 7');
+    expect(text).toContain('# HELP podconfig_source_scans_total Full scans of the manifest path (the file source).');
     expect(text).toContain('podconfig_merger_operations_total{op="ADD",source="file"} 1');
     expect(text).toContain('podconfig_merger_operation_pods_total{op="ADD",source="file"} 2');
     expect(text).toContain('podconfig_handler_calls_total{handler="log",call="create",outcome="success"} 1');
@@ -37,7 +39,7 @@ describe(AgentMetrics.name, () => {
     errors = 5;
     provisional = false;
     const later = await metrics.registry.metrics();
-    expect(later).toContain('podconfig_source_events_total{source="file",event="errors"} 5');
+    expect(later).toContain('podconfig_source_errors_total{source="file"} 5');
     expect(later).toContain('podconfig_source_provisional{source="file"} 0');
   });
 
@@ -103,7 +105,7 @@ describe(AgentMetrics.name, () => {
     expect(text).toContain('podconfig_handler_call_duration_seconds_bucket{le="120",handler="exec",call="create"} 1');
   });
 
-  it('exports a source event counter that is still 0 as a series at 0, then counts it up', async () => {
+  it('exports a source counter that is still 0 as a series at 0, then counts it up', async () => {
     const metrics = new AgentMetrics({ collectDefault: false });
     let relists = 0;
     const source: PodSource & StatusReporter = {
@@ -113,10 +115,34 @@ describe(AgentMetrics.name, () => {
     };
     metrics.watchSources([source], () => true);
     const first = await metrics.registry.metrics();
-    expect(first).toContain('podconfig_source_events_total{source="api",event="relists"} 0');
-    expect(first).toContain('podconfig_source_events_total{source="api",event="errors"} 0');
+    expect(first).toContain('podconfig_source_relists_total{source="api"} 0');
+    expect(first).toContain('podconfig_source_errors_total{source="api"} 0');
     relists = 2;
-    expect(await metrics.registry.metrics()).toContain('podconfig_source_events_total{source="api",event="relists"} 2');
+    expect(await metrics.registry.metrics()).toContain('podconfig_source_relists_total{source="api"} 2');
+  });
+
+  it('gives each kind of source counter a metric of its own, summable over its labels: errors across sources, polls by result', async () => {
+    const metrics = new AgentMetrics({ collectDefault: false });
+    const reporting = (name: 'file' | 'http' | 'api', counters: Record<string, number>): PodSource & StatusReporter => ({
+      name,
+      async *updates() { yield { source: name, op: 'SET', pods: PodSnapshot.empty }; },
+      status: (): SourceStatus => ({ seen: true, healthy: true, pods: 0, counters, details: {} }),
+    });
+    metrics.watchSources([
+      reporting('file', { scans: 4, sets: 2, errors: 1, 'not a name': 9 }),
+      reporting('http', { polls_success: 3, polls_not_modified: 5, polls_error: 2, errors: 2 }),
+      reporting('api', { relists: 1, watch_restarts: 6, errors: 0 }),
+    ], () => true);
+    const text = await metrics.registry.metrics();
+    for (const line of [
+      'podconfig_source_errors_total{source="file"} 1', 'podconfig_source_errors_total{source="http"} 2', 'podconfig_source_errors_total{source="api"} 0',
+      'podconfig_source_polls_total{source="http",result="success"} 3', 'podconfig_source_polls_total{source="http",result="not_modified"} 5',
+      'podconfig_source_polls_total{source="http",result="error"} 2',
+      'podconfig_source_scans_total{source="file"} 4', 'podconfig_source_relists_total{source="api"} 1', 'podconfig_source_watch_restarts_total{source="api"} 6',
+    ]) expect(text).toContain(line);
+    // The file source's own `sets` is podconfig_source_sets_total's count; a key that is no metric name is left out.
+    expect(text).not.toContain('podconfig_source_sets_total{source="file"} 2');
+    expect(text).not.toMatch(/not a name|podconfig_source_events_total/);
   });
 
   /** The value of one exposition line; exact, so 1700000000 does not match 1700000000000 as a substring would. */

@@ -36,6 +36,8 @@ export class AgentMetrics {
   readonly #reconciler: { gauges: ReconcilerGauges | undefined } = { gauges: undefined };
   // prom-client counters cannot be set; remember what was already added per source and counter.
   readonly #counterSeen = new Map<string, number>();
+  /** The metrics of the sources' `/sources` counters, by metric name. */
+  readonly #sourceCounters = new Map<string, Counter<string>>();
 
   /**
    * `collectDefault` adds prom-client's Node.js runtime metrics (`process_*`, `nodejs_*`). They start
@@ -113,35 +115,56 @@ export class AgentMetrics {
         for (const [source, fn] of statusFns) this.set({ source }, (fn().lastSuccessTime?.getTime() ?? 0) / 1000);
       },
     });
-    const counterSeen = this.#counterSeen;
-    new Counter({
-      name: 'podconfig_source_events_total',
-      help: 'Source-specific event counters (errors, scans, relists, watch_restarts, polls_*, invalid_files, …) by source and event.',
-      labelNames: ['source', 'event'], registers,
-      collect() {
-        for (const [source, fn] of statusFns) {
-          for (const [event, value] of Object.entries(fn().counters)) {
-            const id = `${source}\0${event}`;
-            const before = counterSeen.get(id);
-            // A series first seen at 0 is exported at 0 (a counter that has not moved yet is still a series).
-            if (before === undefined) this.inc({ source, event }, 0);
-            const delta = value - (before ?? 0);
-            if (delta > 0) this.inc({ source, event }, delta);
-            counterSeen.set(id, Math.max(value, before ?? 0));
-          }
-        }
-      },
-    });
   }
 
-  /** Source statuses for the scrape-time gauges. */
+  /**
+   * Source statuses for the scrape-time gauges, and a counter metric per name among the sources' `/sources`
+   * counters (their names known from the start: every source reports all of its counters, at 0 before they move).
+   */
   watchSources(sources: readonly PodSource[], isReady: (source: SourceName) => boolean): void {
     for (const s of sources) {
-      if (reportsStatus(s)) this.#statusFns.set(s.name, () => s.status());
+      if (reportsStatus(s)) {
+        this.#statusFns.set(s.name, () => s.status());
+        for (const key of Object.keys(s.status().counters)) this.#sourceCounter(key);
+      }
       // A source that never delivers still has its series, at 0: increase() over it can then say so.
       this.#sets.inc({ source: s.name }, 0);
     }
     this.#readyFn.fn = isReady;
+  }
+
+  /**
+   * The metric for the sources' counter `key`, registered once: one metric per thing counted, as Prometheus
+   * names them (`podconfig_source_errors_total{source}`; the http source's `polls_<result>` as
+   * `podconfig_source_polls_total{source,result}`), so that a sum over its labels means something. A name that is
+   * no Prometheus name part is left out, as is the file source's `sets` (`podconfig_source_sets_total` counts them).
+   */
+  #sourceCounter(key: string): void {
+    const metric = sourceCounterMetric(key);
+    if (metric === undefined || this.#sourceCounters.has(metric.name)) return;
+    const statusFns = this.#statusFns;
+    const seen = this.#counterSeen;
+    const labelNames = metric.result ? ['source', 'result'] : ['source'];
+    const counter = new Counter({
+      name: metric.name, help: SOURCE_COUNTER_HELP[metric.name] ?? `Each source's "${key}" counter, as /sources shows it.`, labelNames, registers: [this.registry],
+      collect() {
+        for (const [source, fn] of statusFns) {
+          for (const [name, value] of Object.entries(fn().counters)) {
+            const m = sourceCounterMetric(name);
+            if (m?.name !== metric.name) continue;
+            const labels = m.result === undefined ? { source } : { source, result: m.result };
+            const id = `${source}\0${name}`;
+            const before = seen.get(id);
+            // A series first seen at 0 is exported at 0 (a counter that has not moved yet is still a series).
+            if (before === undefined) this.inc(labels, 0);
+            const delta = value - (before ?? 0);
+            if (delta > 0) this.inc(labels, delta);
+            seen.set(id, Math.max(value, before ?? 0));
+          }
+        }
+      },
+    });
+    this.#sourceCounters.set(metric.name, counter);
   }
 
   /** The reconciler's scrape-time gauges (`podconfig_handler_pods`, `podconfig_sync_loop_held_seconds`). */
@@ -173,3 +196,23 @@ export class AgentMetrics {
     this.#handlerDuration.observe({ handler: e.handler, call: e.call }, e.durationMs / 1000);
   }
 }
+
+/** The metric a source's `/sources` counter goes to: its name, and the `result` label of a `polls_<result>` one. */
+function sourceCounterMetric(key: string): { readonly name: string; readonly result?: string } | undefined {
+  if (key === 'sets' || !/^[a-z][a-z0-9_]*$/.test(key)) return undefined;
+  if (key.startsWith('polls_')) return { name: 'podconfig_source_polls_total', result: key.slice('polls_'.length) };
+  return { name: `podconfig_source_${key}_total` };
+}
+
+/** The help of the counters podconfig's own sources have. */
+const SOURCE_COUNTER_HELP: Readonly<Record<string, string>> = {
+  podconfig_source_errors_total: 'Failed attempts of each source: file scans and watches, http polls, api lists and watches.',
+  podconfig_source_scans_total: 'Full scans of the manifest path (the file source).',
+  podconfig_source_invalid_files_total: 'Manifests found invalid, once per file each time it turns invalid (the file source).',
+  podconfig_source_shadowed_files_total: 'Manifests left out because another file holds a pod of the same name (the file source).',
+  podconfig_source_watch_errors_total: 'Failures of the manifest path watch, re-armed with backoff (the file source).',
+  podconfig_source_polls_total: 'Polls of the manifest URL by result: success, not_modified, error (the http source).',
+  podconfig_source_relists_total: 'Lists of the pods after the watch could not resume (the api source).',
+  podconfig_source_watch_restarts_total: 'Watches started again, normal expiries included: about 8 an hour when all is well (the api source).',
+};
+
