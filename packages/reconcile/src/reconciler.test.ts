@@ -1748,7 +1748,8 @@ describe(Reconciler.name, () => {
       clock.advance(5000);
       await add;
       expect((await handler.calls.waitFor((c) => c.uid === 'uid-a')).type).toBe('create');
-      expect(clock.requested.items.filter((ms) => ms <= 5000)).toEqual([...waits, 5000]);
+      // The gate's waits (the runtime watch's 1 s checks left out: 1 s is none of them).
+      expect(clock.requested.items.filter((ms) => ms <= 5000 && ms !== 1000)).toEqual([...waits, 5000]);
 
       handler.error = 'containerd: connection refused';
       const update = h.feed.push('file', 'UPDATE', [pod('a', { v: 2 })]);
@@ -1774,6 +1775,28 @@ describe(Reconciler.name, () => {
       clock.advance(100);
       await add;
       expect(handler.seen()).toEqual(['uid-a:create']);
+      await h.stop();
+    });
+
+    it('notices a runtime going down and coming back within a second, without an update, probe or scrape', async () => {
+      const clock = new ManualClock();
+      const handler = new RuntimeHandler('runtime');
+      const lines: { msg: string; level: number; reason?: string }[] = [];
+      const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string; level: number }) });
+      const h = start({ handlers: [handler], clock, logger: log });
+      await h.feed.push('file', 'ADD', []); // running, idle: no update comes after this
+      handler.error = 'containerd: connection refused';
+      await clock.sleeping(1000);
+      clock.advance(1000);
+      await clock.sleeping(1000); // the check ran and armed the next one
+      expect(lines.filter((l) => l.msg.startsWith('runtime reports errors'))).toMatchObject([{ level: 40, reason: 'handler "runtime": containerd: connection refused' }]);
+      clock.advance(1000);
+      await clock.sleeping(1000);
+      expect(h.reconciler.syncLoopHeldMs()).toBe(1000); // timed from the first check that saw it, not from this call
+      handler.error = undefined;
+      clock.advance(1000);
+      await clock.sleeping(1000);
+      expect(lines.filter((l) => l.msg.startsWith('runtime recovered'))).toHaveLength(1);
       await h.stop();
     });
 

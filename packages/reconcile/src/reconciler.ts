@@ -73,6 +73,12 @@ const NO_WORK: Readonly<Record<WorkState, number>> = { idle: 0, queued: 0, runni
 /** The sync loop's wait while a handler reports runtime errors: 100 ms, doubling up to 5 s (spec §7, §8). */
 const RUNTIME_BACKOFF_INITIAL_MS = 100;
 const RUNTIME_BACKOFF_MAX_MS = 5_000;
+/**
+ * How often the handlers' runtime health is asked while the loop runs, updates or not: the kubelet's sync loop
+ * checks it every turn of its 1 s ticker, so a runtime going down is logged and its hold timed from then, not from
+ * the next update, probe or scrape.
+ */
+const RUNTIME_CHECK_MS = 1_000;
 /** A housekeeping run (orphan clean-up) longer than this is logged at warn, as the kubelet logs it (spec §7). */
 const HOUSEKEEPING_WARNING_MS = 1_000;
 /** The syncloop health check fails after runtime errors for max(2 × syncFrequency, this) (spec §7). */
@@ -225,6 +231,7 @@ export class Reconciler {
       if (!stop.signal.aborted) {
         this.#log.info({ handlers: this.#lanes.map((l) => l.name), sources: this.#readiness.status().configured, readiness: this.#policy }, 'reconciler started');
         sweeps = this.#lanes.flatMap((lane) => (isPodLister(lane.handler) ? [{ handler: lane.name, done: this.#sweepLoop(lane, lane.handler, stop.signal) }] : []));
+        this.#watchRuntime(stop.signal);
         await this.#consume(updates, stop.signal);
       }
     } catch (err: unknown) {
@@ -407,6 +414,17 @@ export class Reconciler {
       };
       Promise.resolve().then(step).catch(failed);
     });
+  }
+
+  /** Asks the handlers' runtime health every {@link RUNTIME_CHECK_MS} until `signal` aborts (shutdown cancels the timer). */
+  #watchRuntime(signal: AbortSignal): void {
+    if (this.#runtimeReporters.length === 0) return;
+    const check = (): void => {
+      if (signal.aborted) return;
+      this.#observeRuntime();
+      this.#timers.after(RUNTIME_CHECK_MS, check);
+    };
+    this.#timers.after(RUNTIME_CHECK_MS, check);
   }
 
   /** The handlers' runtime error now (the first one), logged when it starts, changes or ends. */
