@@ -1,4 +1,3 @@
-import { BlockList, isIP } from 'node:net';
 import { ConfigInvalidError } from '@podconfig/core';
 import type { StatusAddress } from './agent-config.js';
 
@@ -18,13 +17,3 @@ export function parseStatusAddress(text: string, what: string): StatusAddress | 
   return { host, port };
 }
 
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-
-/** The address the server bound to is a loopback one (however the flag spelt it: `127.1`, `[0:0:0:0:0:0:0:1]`). */
-export function isLoopbackAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped !== undefined) return LOOPBACK.check(mapped, 'ipv4');
-  return isIP(address) === 6 ? LOOPBACK.check(address, 'ipv6') : isIP(address) === 4 && LOOPBACK.check(address, 'ipv4');
-}

@@ -1,10 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { ConfigInvalidError } from '@podconfig/core';
+import { ConfigInvalidError, isLoopbackIp } from '@podconfig/core';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { StatusAddress } from './agent-config.js';
-import { isLoopbackAddress } from './status-address.js';
 import { healthAnswer, type HealthCheck } from './health-checks.js';
 import { IdleConnectionReaper } from './idle-connection-reaper.js';
 import { LogHealth } from './log-health.js';
@@ -138,7 +137,7 @@ export class StatusServer {
       });
     });
     const address = server.address() as AddressInfo;
-    this.#loopbackOnly = isLoopbackAddress(address.address);
+    this.#loopbackOnly = isLoopbackIp(address.address);
     this.#log.info({ address: address.address, port: address.port }, 'status server listening');
     if (!this.#loopbackOnly) {
       // The kubelet's unauthenticated read-only port (10255) is off by default for this reason.

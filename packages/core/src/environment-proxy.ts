@@ -1,6 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { ConfigInvalidError } from './errors.js';
+import { isLoopbackIp } from './loopback.js';
 
 /** The default port of each scheme a target or proxy URL may have, as Go's `canonicalAddr` fills it in. */
 const DEFAULT_PORTS: Readonly<Record<string, string>> = { 'http:': '80', 'https:': '443', 'socks5:': '1080', 'socks5h:': '1080' };
@@ -79,7 +80,7 @@ export class EnvironmentProxy {
     const host = unbracket(target.hostname);
     if (host === 'localhost') return false;
     const ip = canonicalIp(host);
-    if (ip !== undefined && isLoopback(ip)) return false;
+    if (ip !== undefined && isLoopbackIp(ip)) return false;
     if (this.#noProxy === 'all') return false;
     const port = target.port !== '' ? target.port : (DEFAULT_PORTS[target.protocol] ?? '');
     if (ip !== undefined && this.#noProxyRanges.check(ip, isIP(ip) === 6 ? 'ipv6' : 'ipv4')) return false;
@@ -204,6 +205,3 @@ function canonicalIp(host: string): string | undefined {
   return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
 }
 
-function isLoopback(ip: string): boolean {
-  return ip === '::1' || (isIP(ip) === 4 && ip.startsWith('127.'));
-}

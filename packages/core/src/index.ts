@@ -50,6 +50,7 @@ export { stripManagedFields } from './strip-managed-fields.js';
 export { parseDuration, formatDuration } from './duration.js';
 export { callHook } from './call-hook.js';
 export { WARN_FAILURES, WARN_REMINDER_MS } from './failure-warnings.js';
+export { isLoopbackIp } from './loopback.js';
 export { tlsFailure, tlsFailureText, trustedCas, type CaRuntime } from './tls-failure.js';
 export type { TlsFailure } from './tls-failure.js';
 export { errorMessageWithCauses } from './error-message-with-causes.js';

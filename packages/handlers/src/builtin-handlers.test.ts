@@ -185,6 +185,18 @@ describe('builtinHandlers', () => {
       closables.push(await make('webhook', { url: 'http://127.0.0.1:1/', headers: [['X-A', '1'], ['X-A', '2']] }));
     });
 
+    it('warns, naming the URL without its credentials, when it would post pods in clear beyond loopback', async () => {
+      const warnings: string[] = [];
+      const log = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) });
+      for (const url of ['http://127.0.0.1:1/hook', 'http://[::1]:1/hook', 'http://localhost:1/hook', 'https://hooks.example/hook', 'http://user:sekrit@hooks.example/hook?token=t']) {
+        closables.push(await builtinHandlers.webhook({ logger: log, nodeName: 'node-1', options: { url }, signal }));
+      }
+      expect(warnings.map((l) => JSON.parse(l) as { msg: string; url: string })).toMatchObject([
+        { msg: 'webhook URL is http:// beyond loopback: pod specs and headers are sent unencrypted', url: 'http://hooks.example/hook?…' },
+      ]);
+      expect(warnings.join('')).not.toMatch(/sekrit|token=/);
+    });
+
     it('rejects invalid options without quoting secret values', async () => {
       const cases: [Record<string, unknown>, string][] = [
         [{}, 'handler "webhook": option "url" is required (the URL to POST to)'],

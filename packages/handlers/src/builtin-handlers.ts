@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import { ConfigInvalidError, fileReadProblem, readBoundedFile, type SyncHandlerFactory } from '@podconfig/core';
+import { ConfigInvalidError, fileReadProblem, isLoopbackIp, readBoundedFile, safeUrl, type SyncHandlerFactory } from '@podconfig/core';
 import { EXEC_DEFAULT_KILL_GRACE_MS, EXEC_DEFAULT_TIMEOUT_MS, ExecSyncHandler } from './exec-sync-handler.js';
 import { programProblem } from './find-program.js';
 import { HandlerOptions } from './handler-options.js';
@@ -75,6 +75,11 @@ const webhook: SyncHandlerFactory = async ({ logger, options, signal }) => {
     decodeURIComponent(url.password);
   } catch {
     throw o.error('url', 'has user info that is not valid percent-encoding'); // not quoted: it is a secret
+  }
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (url.protocol === 'http:' && host !== 'localhost' && !isLoopbackIp(host)) {
+    // Allowed (a sidecar on a trusted network), but every pod spec and any credential in the headers goes in clear.
+    logger.warn({ url: safeUrl(url) }, 'webhook URL is http:// beyond loopback: pod specs and headers are sent unencrypted');
   }
   const headers = o.headers('headers');
   // The handler frames the request itself: one of these would make every call fail.
