@@ -53,6 +53,12 @@ export interface AgentConfig {
   readonly handlerConcurrency: number;
   /** Unset disables the status server. */
   readonly statusAddress: StatusAddress | undefined;
+  /**
+   * `--metrics-bind-address` / `metricsBindAddress` (kube-proxy's name): a second listener serving `/metrics` and the
+   * health checks only (no `/pods`, no `/sources`), which may bind beyond loopback for a scraper off the node.
+   * Unset (the default) or `off`: none.
+   */
+  readonly metricsBindAddress: StatusAddress | undefined;
   readonly logLevel: string;
   readonly shutdownTimeoutMs: number;
   /**

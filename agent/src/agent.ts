@@ -19,10 +19,18 @@ export interface AgentOptions {
   readonly reconciler: Reconciler;
   readonly sources: readonly PodSource[];
   readonly statusServer: StatusServer | undefined;
+  /** The `--metrics-bind-address` listener (/metrics and the health checks only), when configured. */
+  readonly metricsServer?: StatusServer | undefined;
   /** The apiserver client, closed at shutdown (connection pool, credential file pollers, exec plugins). */
   readonly kubeClient?: KubeClient | undefined;
   /** The reconciler's handlers: closed here when the agent fails before the reconciler ran them. */
   readonly handlers?: readonly SyncHandler[];
+}
+
+/** Where the agent's listeners listen once it runs (`onStarted`); `undefined` for one that is off. */
+export interface AgentStartedInfo {
+  readonly statusAddress: AddressInfo | undefined;
+  readonly metricsAddress: AddressInfo | undefined;
 }
 
 /** Counts the SETs a source yields, for `podconfig_source_sets_total`. */
@@ -39,13 +47,14 @@ function counted(source: PodSource, metrics: AgentMetrics): PodSource {
 }
 
 /**
- * The running pipeline: sources → merger → reconciler → handlers, plus the status server.
+ * The running pipeline: sources → merger → reconciler → handlers, plus the status server and the metrics server.
  * Built by the composition root (`main.ts`); `run()` returns once everything has shut down.
  */
 export class Agent implements StatusProvider {
   readonly #o: AgentOptions;
   readonly #log: Logger;
   #statusAddress: AddressInfo | undefined;
+  #metricsAddress: AddressInfo | undefined;
 
   constructor(options: AgentOptions) {
     this.#o = options;
@@ -55,6 +64,11 @@ export class Agent implements StatusProvider {
   /** Where the status server listens, once `run()` has started it. */
   get statusAddress(): AddressInfo | undefined {
     return this.#statusAddress;
+  }
+
+  /** Where the metrics server (`--metrics-bind-address`) listens, once `run()` has started it. */
+  get metricsAddress(): AddressInfo | undefined {
+    return this.#metricsAddress;
   }
 
   get sourceNames(): readonly string[] {
@@ -68,14 +82,14 @@ export class Agent implements StatusProvider {
 
   /**
    * Runs until `signal` aborts and everything has shut down. `onStarted` is called once the
-   * status server (if any) listens and the pipeline starts.
+   * status server and the metrics server (each if configured) listen and the pipeline starts.
    */
-  async run(signal: AbortSignal, onStarted?: (info: { readonly statusAddress: AddressInfo | undefined }) => void): Promise<void> {
+  async run(signal: AbortSignal, onStarted?: (info: AgentStartedInfo) => void): Promise<void> {
     const { sources, reconciler, metrics, merger, logger, clock } = this.#o;
     // The agent runs until `signal` aborts, even when nothing else holds the event loop (no source, no status
     // server): without a handle Node.js would end the process there (exit code 13, an unsettled await).
     const alive = setInterval(() => undefined, MAX_TIMER_MS);
-    // The status server serves until `signal` aborts or the run ends otherwise (a handler failed to start):
+    // The status and metrics servers serve until `signal` aborts or the run ends otherwise (a handler failed to start):
     // a library caller whose runPodConfig rejected has no reason to abort, and its process would not exit.
     const serving = linked(signal);
     let reconciling = false;
@@ -83,7 +97,8 @@ export class Agent implements StatusProvider {
       metrics.watchSources(sources, (name) => reconciler.readiness().ready.includes(name));
       metrics.watchReconciler(reconciler);
       if (this.#o.statusServer !== undefined) this.#statusAddress = await this.#o.statusServer.start(this, serving.signal);
-      onStarted?.({ statusAddress: this.#statusAddress });
+      if (this.#o.metricsServer !== undefined) this.#metricsAddress = await this.#o.metricsServer.start(this, serving.signal);
+      onStarted?.({ statusAddress: this.#statusAddress, metricsAddress: this.#metricsAddress });
       const started = { sources: sources.map((s) => s.name), nodeName: this.#o.config.nodeName, readiness: this.#o.config.readiness };
       // Warn: with no source every source counts as ready, so the handlers' pods are orphans and are killed.
       if (sources.length === 0) this.#log.warn(started, 'agent started with no pod source configured: every pod the handlers report is an orphan');
@@ -96,7 +111,8 @@ export class Agent implements StatusProvider {
       serving.abort();
       serving.dispose();
       await this.#o.statusServer?.closed();
-      // Failed before the reconciler ran (the status port taken): it did not close the handlers, so here.
+      await this.#o.metricsServer?.closed();
+      // Failed before the reconciler ran (the status or metrics port taken): it did not close the handlers, so here.
       if (!reconciling) await closeUnstartedHandlers(this.#o.handlers ?? [], this.#o.config.shutdownTimeoutMs, this.#log);
       await this.#o.kubeClient?.close();
       this.#log.info({}, 'agent stopped');

@@ -28,6 +28,16 @@ describe('parseCommandLine()', () => {
     expect(help).not.toMatch(/--keep-managed-fields [^-]*\(default/); // pflag leaves zero values (false) out
   });
 
+  it('passes --metrics-bind-address on in both forms, and lists it in --help without a default (unset: off)', () => {
+    expect(run(['--metrics-bind-address', '0.0.0.0:10266']).flags).toEqual({ 'metrics-bind-address': '0.0.0.0:10266' });
+    expect(run(['--metrics-bind-address=[::]:10266']).flags).toEqual({ 'metrics-bind-address': '[::]:10266' });
+    expect(run(['--metrics-bind-address=off']).flags).toEqual({ 'metrics-bind-address': 'off' });
+    const r = parseCommandLine(['--help'], '1.2.3');
+    if (r.kind !== 'exit') throw new Error('expected help');
+    expect(r.output).toContain('--metrics-bind-address <HOST:PORT>');
+    expect(r.output.replace(/\s+/g, ' ')).not.toMatch(/--metrics-bind-address <HOST:PORT> [^-]*\(default/);
+  });
+
   it('maps --hostname-override to the node name', () => {
     expect(run(['--hostname-override', 'n1']).flags['node-name']).toBe('n1');
   });

@@ -8,7 +8,7 @@ describe(effectiveSettings.name, () => {
   it('gives every setting by its config-file name, durations as Go writes them, whichever of flags, file or defaults set it', () => {
     const config = resolveConfig(
       { 'node-name': 'n1', 'sync-frequency': '90s', 'status-address': '[::1]:10999', handler: ['log', 'state-dir=/var/lib/p'] },
-      { staticPodPath: '/etc/kubernetes/manifests', kubeAPIQPS: 20 },
+      { staticPodPath: '/etc/kubernetes/manifests', kubeAPIQPS: 20, metricsBindAddress: '0.0.0.0:10266' },
       { configFile: '/etc/podconfig/config.yaml' },
     );
     expect(effectiveSettings(config)).toEqual({
@@ -16,8 +16,15 @@ describe(effectiveSettings.name, () => {
       nodeName: 'n1', staticPodPath: '/etc/kubernetes/manifests', fileCheckFrequency: '20s', invalidManifest: 'keep', manifestFilter: 'default',
       staticPodURL: '', staticPodURLHeader: [], httpCheckFrequency: '20s', httpReady: 'definitive', kubeconfig: '(discovered)',
       kubeAPIQPS: 20, kubeAPIBurst: 100, watchList: true, keepManagedFields: false, syncFrequency: '1m30s', readiness: 'per-source',
-      handlers: ['log', 'state-dir'], handlerTimeout: '1m0s', handlerConcurrency: 8, statusAddress: '[::1]:10999', logLevel: 'info', shutdownTimeout: '10s',
+      handlers: ['log', 'state-dir'], handlerTimeout: '1m0s', handlerConcurrency: 8, statusAddress: '[::1]:10999',
+      metricsBindAddress: '0.0.0.0:10266', logLevel: 'info', shutdownTimeout: '10s',
     });
+  });
+
+  it('gives the metrics server as off when unset, as the status server\'s when "off", and an IPv6 host in brackets', () => {
+    expect(effectiveSettings(resolveConfig({ 'node-name': 'n1' }, {}))).toMatchObject({ statusAddress: '127.0.0.1:10265', metricsBindAddress: 'off' });
+    expect(effectiveSettings(resolveConfig({ 'node-name': 'n1', 'status-address': 'off', 'metrics-bind-address': '[::]:10266' }, {})))
+      .toMatchObject({ statusAddress: 'off', metricsBindAddress: '[::]:10266' });
   });
 
   it('starts with the agent\'s version, from its package.json', async () => {

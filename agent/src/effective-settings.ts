@@ -1,5 +1,6 @@
 import { formatDuration, safeUrl } from '@podconfig/core';
 import type { AgentConfig } from './agent-config.js';
+import { formatStatusAddress } from './status-address.js';
 import { AGENT_VERSION } from './version.js';
 
 /**
@@ -36,7 +37,8 @@ export function effectiveSettings(config: AgentConfig): Record<string, unknown> 
     handlers: config.handlers.map((h) => h.name),
     handlerTimeout: formatDuration(config.handlerTimeoutMs),
     handlerConcurrency: config.handlerConcurrency,
-    statusAddress: config.statusAddress === undefined ? 'off' : `${config.statusAddress.host.includes(':') ? `[${config.statusAddress.host}]` : config.statusAddress.host}:${config.statusAddress.port}`,
+    statusAddress: config.statusAddress === undefined ? 'off' : formatStatusAddress(config.statusAddress),
+    metricsBindAddress: config.metricsBindAddress === undefined ? 'off' : formatStatusAddress(config.metricsBindAddress),
     logLevel: config.logLevel,
     shutdownTimeout: formatDuration(config.shutdownTimeoutMs),
   };

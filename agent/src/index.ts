@@ -3,6 +3,7 @@ export type { PodConfigOptions, HandlerConfig, HandlerOptionValue } from './run-
 export { createAgent, runAgent } from './main.js';
 export type { CreateAgentOptions, RunAgentOptions } from './main.js';
 export { Agent } from './agent.js';
+export type { AgentStartedInfo } from './agent.js';
 export type { AgentConfig, HandlerSpec, StatusAddress } from './agent-config.js';
 export { DEFAULTS } from './agent-config.js';
 export { resolveConfig, SETTINGS } from './settings.js';

@@ -3,8 +3,7 @@ import { Container } from 'inversify';
 import type { Logger } from 'pino';
 import { ConfigInvalidError, MAX_TIMER_MS, PodConfigError, errorMessage, safeUrl, systemClock, type Clock, type SyncHandler } from '@podconfig/core';
 import { loadClusterConfig, type ClusterConfig } from '@podconfig/kube-client';
-import type { AddressInfo } from 'node:net';
-import type { Agent } from './agent.js';
+import type { Agent, AgentStartedInfo } from './agent.js';
 import { settingName } from './settings.js';
 import type { AgentConfig } from './agent-config.js';
 import type { AgentMetrics } from './metrics.js';
@@ -114,8 +113,8 @@ async function loadCluster(config: AgentConfig, env: NodeJS.ProcessEnv, signal: 
 }
 
 export interface RunAgentOptions extends CreateAgentOptions {
-  /** Called once the status server (if any) listens and the pipeline runs. */
-  readonly onStarted?: (info: { readonly statusAddress: AddressInfo | undefined }) => void;
+  /** Called once the status and metrics servers (each if configured) listen and the pipeline runs. */
+  readonly onStarted?: (info: AgentStartedInfo) => void;
 }
 
 /**

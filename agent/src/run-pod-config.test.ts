@@ -1,9 +1,13 @@
 import { writeFile } from 'node:fs/promises';
-import { connect, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { request } from 'undici';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigInvalidError, type KillPodRequest, type Pod, type SyncHandler, type SyncPodRequest } from '@podconfig/core';
 import { FakeApiServer, makePod, tempDir } from '@podconfig/testing';
+import type { AgentStartedInfo } from './agent.js';
 import { podConfigOptionsToConfig, runPodConfig, type PodConfigOptions } from './run-pod-config.js';
 import { CONFIG_FIELDS } from './settings.js';
 
@@ -34,7 +38,7 @@ describe('podConfigOptionsToConfig()', () => {
       staticPodURLCAFile: '/ca.pem', staticPodURLClientCertFile: '/c.pem', staticPodURLClientKeyFile: '/k.pem',
       httpCheckFrequency: 20_000, httpReady: 'definitive', kubeconfig: '/kc', context: 'c', kubeAPIQPS: 5, kubeAPIBurst: 10,
       watchList: true, keepManagedFields: false, syncFrequency: '1m', readiness: 'per-source', handlers: ['log'],
-      handlerTimeout: '1m', handlerConcurrency: 8, statusAddress: 'off', logLevel: 'warn', shutdownTimeout: '10s',
+      handlerTimeout: '1m', handlerConcurrency: 8, statusAddress: 'off', metricsBindAddress: 'off', logLevel: 'warn', shutdownTimeout: '10s',
     };
     expect(Object.keys(all).sort()).toEqual([...CONFIG_FIELDS].sort());
     expect(podConfigOptionsToConfig(all)).toMatchObject({ manifestUrlClientCertFile: '/c.pem', manifestUrlClientKeyFile: '/k.pem', logLevel: 'warn', httpCheckFrequencyMs: 20_000 });
@@ -87,6 +91,8 @@ describe('podConfigOptionsToConfig()', () => {
   it('leaves the status server off by default: an embedding process opens no port it did not ask for', () => {
     expect(podConfigOptionsToConfig({ nodeName: NODE }).statusAddress).toBeUndefined();
     expect(podConfigOptionsToConfig({ nodeName: NODE, statusAddress: '127.0.0.1:0' }).statusAddress).toEqual({ host: '127.0.0.1', port: 0 });
+    expect(podConfigOptionsToConfig({ nodeName: NODE }).metricsBindAddress).toBeUndefined();
+    expect(podConfigOptionsToConfig({ nodeName: NODE, metricsBindAddress: '127.0.0.1:0' }).metricsBindAddress).toEqual({ host: '127.0.0.1', port: 0 });
   });
 
   it('says the log level it runs with by default: silent, as its default logger is', () => {
@@ -219,6 +225,75 @@ describe('runPodConfig()', () => {
       socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
     });
     expect(refused).toBe('ECONNREFUSED');
+  });
+
+  /** How a connection to 127.0.0.1:`port` ends: `connected`, or the error's code (`ECONNREFUSED` once nothing listens). */
+  const tryConnect = (port: number): Promise<string> => new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => { socket.destroy(); resolve('connected'); });
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
+  });
+  const noop: SyncHandler = { name: 'noop', async syncPod() {}, async killPod() {} };
+
+  it('serves /metrics at metricsBindAddress beside the status server, and closes both listeners at shutdown', async () => {
+    const stop = new AbortController();
+    let started!: (info: AgentStartedInfo) => void;
+    const onStarted = new Promise<AgentStartedInfo>((resolve) => { started = resolve; });
+    const running = runPodConfig({
+      nodeName: NODE, kubeconfig: '', env: { HOME: dir.path }, handlers: [noop],
+      statusAddress: '127.0.0.1:0', metricsBindAddress: '127.0.0.1:0', onStarted: (info) => started(info),
+    }, stop.signal);
+    let ports: number[] = [];
+    try {
+      const info = await Promise.race([onStarted, running.then(() => { throw new Error('runPodConfig() ended early'); })]);
+      const status = info.statusAddress?.port ?? 0;
+      const metrics = info.metricsAddress?.port ?? 0;
+      ports = [status, metrics];
+      expect(metrics).toBeGreaterThan(0);
+      expect(metrics).not.toBe(status);
+      const get = async (port: number, path: string): Promise<{ status: number; body: string }> => {
+        const res = await request(`http://127.0.0.1:${port}${path}`);
+        return { status: res.statusCode, body: await res.body.text() };
+      };
+      const scraped = await get(metrics, '/metrics');
+      expect(scraped.status).toBe(200);
+      expect(scraped.body).toContain('podconfig_build_info{');
+      expect((await get(metrics, '/pods')).status).toBe(404);
+      expect((await get(status, '/pods')).status).toBe(200);
+    } finally {
+      stop.abort();
+      await running;
+    }
+    expect(await Promise.all(ports.map(tryConnect))).toEqual(['ECONNREFUSED', 'ECONNREFUSED']);
+  });
+
+  it('rejects a taken metrics port as a retryable ConfigInvalidError naming the setting, and closes the status server it started', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    const listening: number[] = [];
+    const logs = new Writable({
+      write(chunk: Buffer, _encoding, done): void {
+        const line = JSON.parse(chunk.toString()) as { msg: string; port?: number };
+        if (line.msg === 'status server listening' && line.port !== undefined) listening.push(line.port);
+        done();
+      },
+    });
+    try {
+      const never = new AbortController().signal; // the caller aborts nothing: runPodConfig ends by itself
+      await expect(runPodConfig({
+        nodeName: NODE, kubeconfig: '', env: { HOME: dir.path }, handlers: [noop], logger: pino({ level: 'info' }, logs),
+        statusAddress: '127.0.0.1:0', metricsBindAddress: `127.0.0.1:${port}`,
+      }, never)).rejects.toMatchObject({
+        code: 'PODCONFIG_CONFIG_INVALID',
+        retryable: true,
+        message: expect.stringMatching(new RegExp(`^metrics server \\(config field "metricsBindAddress"\\): cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`)) as string,
+      });
+      expect(listening).toHaveLength(1);
+      expect(await tryConnect(listening[0]!)).toBe('ECONNREFUSED');
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it('rejects a missing or wrong signal as invalid configuration before it starts anything', async () => {

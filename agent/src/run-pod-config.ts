@@ -1,6 +1,6 @@
 import { pino, type Logger } from 'pino';
-import type { AddressInfo } from 'node:net';
 import { ConfigInvalidError, type Clock, type SyncHandler } from '@podconfig/core';
+import type { AgentStartedInfo } from './agent.js';
 import type { AgentConfig } from './agent-config.js';
 import { closestName } from './closest-name.js';
 import { handlerShapeProblem } from './handler-loader.js';
@@ -55,6 +55,11 @@ export interface PodConfigOptions {
   readonly handlerConcurrency?: number;
   /** `'127.0.0.1:10265'`, `'127.0.0.1:0'` for a free port, or `'off'` (the default for library use). */
   readonly statusAddress?: string;
+  /**
+   * The metrics server (`/metrics` and the health checks only, no pod data): `'0.0.0.0:10266'`, `'127.0.0.1:0'`
+   * for a free port; unset or `'off'` (the default): none.
+   */
+  readonly metricsBindAddress?: string;
   readonly shutdownTimeout?: string | number;
   /**
    * The level of the logger made when `logger` is not given (JSON lines on stdout); default `silent`.
@@ -66,8 +71,8 @@ export interface PodConfigOptions {
   readonly clock?: Clock;
   /** Environment for kubeconfig discovery and the proxy variables (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`); default `process.env`. */
   readonly env?: NodeJS.ProcessEnv;
-  /** Called once the pipeline is running (with the status server's address when enabled). */
-  readonly onStarted?: (info: { readonly statusAddress: AddressInfo | undefined }) => void;
+  /** Called once the pipeline is running (with the status and metrics servers' addresses when enabled). */
+  readonly onStarted?: (info: AgentStartedInfo) => void;
 }
 
 /** The methods a handler object may have (`SyncHandler`'s and the optional capabilities'). */

@@ -191,6 +191,7 @@ describe('resolveConfig()', () => {
     [{ readiness: 'some' }, '--readiness'],
     [{ 'manifest-url': 'ftp://x/y' }, '--manifest-url'],
     [{ 'status-address': 'localhost' }, '--status-address'],
+    [{ 'metrics-bind-address': '0.0.0.0' }, '--metrics-bind-address'],
     [{ 'node-name': 'not_valid' }, '--node-name'],
     [{ 'log-level': 'loud' }, '--log-level'],
     [{ 'watch-list': 'maybe' }, '--watch-list'],
@@ -229,6 +230,29 @@ describe('resolveConfig()', () => {
     expect(invalid(() => resolveConfig({ 'status-address': '' }, {}))).toBe('--status-address: invalid address "" (want host:port, e.g. 127.0.0.1:10265, or "off")');
     expect(invalid(() => resolveConfig({}, { statusAddress: ' ' }))).toContain('invalid address');
     expect(resolveConfig({ 'status-address': '[::1]:0' }, {}).statusAddress).toEqual({ host: '::1', port: 0 });
+  });
+
+  it('has no metrics server by default; reads --metrics-bind-address and metricsBindAddress as --status-address is read', () => {
+    expect(resolveConfig({}, {}).metricsBindAddress).toBeUndefined();
+    expect(resolveConfig({ 'metrics-bind-address': '0.0.0.0:10266' }, {}).metricsBindAddress).toEqual({ host: '0.0.0.0', port: 10266 });
+    expect(resolveConfig({ 'metrics-bind-address': '[::]:10266' }, {}).metricsBindAddress).toEqual({ host: '::', port: 10266 });
+    expect(resolveConfig({}, { metricsBindAddress: '10.0.0.5:9100' }).metricsBindAddress).toEqual({ host: '10.0.0.5', port: 9100 });
+    // A flag overrides the file, "off" included.
+    expect(resolveConfig({ 'metrics-bind-address': 'off' }, { metricsBindAddress: '0.0.0.0:10266' }).metricsBindAddress).toBeUndefined();
+    expect(invalid(() => resolveConfig({ 'metrics-bind-address': '' }, {}))).toBe('--metrics-bind-address: invalid address "" (want host:port, e.g. 0.0.0.0:10266, or "off")');
+    expect(invalid(() => resolveConfig({}, { metricsBindAddress: ':10266' }, { configFile: '/etc/c.yaml' })))
+      .toBe('--config /etc/c.yaml: field "metricsBindAddress": invalid address ":10266" (want host:port, e.g. 0.0.0.0:10266, or "off")');
+    expect(invalid(() => resolveConfig({}, { metricsBindAddress: 10266 }))).toBe('config field "metricsBindAddress": must be a string, got 10266');
+  });
+
+  it('refuses a metrics address that takes the status server\'s port: a bad value (exit 2), not a port still taken (retried)', () => {
+    expect(invalid(() => resolveConfig({ 'metrics-bind-address': '127.0.0.1:10265' }, {})))
+      .toBe('--metrics-bind-address 127.0.0.1:10265 takes the port of --status-address 127.0.0.1:10265: give the metrics server a port of its own');
+    expect(invalid(() => resolveConfig({ 'status-address': '[::1]:10300' }, { metricsBindAddress: '[::]:10300' }))).toContain('takes the port of --status-address [::1]:10300');
+    expect(invalid(() => resolveConfig({ 'metrics-bind-address': '0.0.0.0:10265' }, {}))).toContain('takes the port of');
+    expect(resolveConfig({ 'metrics-bind-address': '0.0.0.0:10266' }, {}).metricsBindAddress).toEqual({ host: '0.0.0.0', port: 10266 });
+    expect(resolveConfig({ 'status-address': '127.0.0.1:0', 'metrics-bind-address': '127.0.0.1:0' }, {}).metricsBindAddress).toEqual({ host: '127.0.0.1', port: 0 });
+    expect(resolveConfig({ 'status-address': 'off', 'metrics-bind-address': '127.0.0.1:10265' }, {}).metricsBindAddress).toEqual({ host: '127.0.0.1', port: 10265 });
   });
 });
 

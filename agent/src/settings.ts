@@ -4,7 +4,7 @@ import { ConfigInvalidError, checkNodeName, formatDuration, MAX_TIMER_MS } from 
 import { checkHeader, parseManifestUrlHeaders } from '@podconfig/source-http';
 import { DEFAULTS, type AgentConfig, type HandlerSpec } from './agent-config.js';
 import { parseDuration } from './duration.js';
-import { parseStatusAddress } from './status-address.js';
+import { addressesCollide, formatStatusAddress, parseStatusAddress } from './status-address.js';
 
 type Key = keyof AgentConfig;
 
@@ -272,6 +272,9 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'statusAddress', flag: 'status-address', field: 'statusAddress', arg: 'HOST:PORT',
     help: 'status server (/healthz /readyz /pods /sources /metrics); "off" disables it', parse: (raw, what) => parseStatusAddress(str(raw, what), what), defaultHelp: JSON.stringify(DEFAULTS.statusAddress),
     fallback: () => parseStatusAddress(DEFAULTS.statusAddress, 'default') },
+  { key: 'metricsBindAddress', flag: 'metrics-bind-address', field: 'metricsBindAddress', arg: 'HOST:PORT',
+    help: 'metrics server: /metrics and the health checks (/healthz /livez /readyz) only, no /pods or /sources, so it may listen beyond loopback (e.g. 0.0.0.0:10266) for a scraper off the node; unset or "off": none',
+    parse: (raw, what) => parseStatusAddress(str(raw, what), what, '0.0.0.0:10266'), fallback: () => undefined },
   { key: 'logLevel', flag: 'log-level', field: 'logLevel', arg: 'LEVEL', help: `log level: ${LOG_LEVELS.join(', ')}`, parse: oneOf(LOG_LEVELS), fallback: () => DEFAULTS.logLevel },
   { key: 'shutdownTimeoutMs', flag: 'shutdown-timeout', field: 'shutdownTimeout', arg: 'DURATION',
     help: 'how long in-flight handler calls get at shutdown', parse: duration({}), fallback: () => DEFAULTS.shutdownTimeoutMs },
@@ -342,6 +345,10 @@ export function resolveConfig(flags: Readonly<Record<string, unknown>>, file: Re
   }
   if (config.handlerConcurrency < config.handlers.length) {
     throw new ConfigInvalidError(`${settingName(config, 'handlerConcurrency')} ${config.handlerConcurrency} is below the number of handlers (${config.handlers.length}): each handler needs a slot of its own, or a hung one holds back the others`);
+  }
+  if (config.statusAddress !== undefined && config.metricsBindAddress !== undefined && addressesCollide(config.statusAddress, config.metricsBindAddress)) {
+    // Else the second listener fails with EADDRINUSE, which reads as "the instance before has not let go": retried.
+    throw new ConfigInvalidError(`${settingName(config, 'metricsBindAddress')} ${formatStatusAddress(config.metricsBindAddress)} takes the port of ${settingName(config, 'statusAddress')} ${formatStatusAddress(config.statusAddress)}: give the metrics server a port of its own`);
   }
   if (config.kubeconfig === '' && config.context !== undefined) {
     throw new ConfigInvalidError(`${settingName(config, 'context')} needs a kubeconfig, but ${settingName(config, 'kubeconfig')} is empty (standalone mode)`);

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { Registry, Counter } from 'prom-client';
+import { Registry, Counter, Gauge } from 'prom-client';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_LARGE_RESPONSES, StatusServer, type StatusProvider, type StatusServerOptions } from './status-server.js';
@@ -358,6 +358,136 @@ describe(StatusServer.name, () => {
       } finally {
         for (const socket of [silent, ...stalled, busy]) socket.destroy();
       }
+    });
+
+    describe("with endpoints: 'metrics' (the metrics server)", () => {
+      const startMetrics = async (statusProvider: StatusProvider, options: Partial<StatusServerOptions> = {}): Promise<{ base: string; port: number }> => {
+        const registry = new Registry();
+        new Counter({ name: 'podconfig_test_total', help: 'a test counter', registers: [registry] }).inc(3);
+        const server = new StatusServer({
+          address: { host: '127.0.0.1', port: 0 }, endpoints: 'metrics', setting: '--metrics-bind-address', registry, logger: pino({ level: 'silent' }), ...options,
+        });
+        const { port } = await server.start(statusProvider, controller.signal);
+        return { base: `http://127.0.0.1:${port}`, port };
+      };
+      /** A GET with its own `Host` header (undici sets it from the URL). */
+      const getAs = (port: number, path: string, host: string): Promise<{ status: number; body: string }> => new Promise((resolve, reject) => {
+        httpGet({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
+          let body = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => { body += chunk; }).on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        }).on('error', reject);
+      });
+
+      it('serves /metrics and the health checks, with their single checks and options, and 404 for /pods, /sources and the rest', async () => {
+        const { base } = await startMetrics(provider(['file']));
+        const metrics = await get(`${base}/metrics`);
+        expect(metrics).toMatchObject({ status: 200 });
+        expect(metrics.type).toContain('text/plain');
+        expect(metrics.body).toContain('podconfig_test_total 3');
+        expect(await get(`${base}/healthz`)).toMatchObject({ status: 200, body: 'ok\n' });
+        expect(await get(`${base}/livez?verbose`)).toMatchObject({ status: 200, body: '[+]ping ok\n[+]log ok\n[+]syncloop ok\nlivez check passed\n' });
+        expect(await get(`${base}/healthz/ping`)).toMatchObject({ status: 200, body: 'ok\n' });
+        expect(await get(`${base}/readyz`)).toMatchObject({ status: 503, body: '[+]source/file ok\n[-]source/api failed: reason withheld\nreadyz check failed\n' });
+        expect(await get(`${base}/readyz?exclude=source/api`)).toMatchObject({ status: 200, body: 'ok\n' });
+        expect(await get(`${base}/readyz/source/file`)).toMatchObject({ status: 200, body: 'ok\n' });
+        expect(await get(`${base}/readyz/source/api`)).toMatchObject({ status: 503, body: 'service unavailable: not ready\n' });
+        expect((await get(`${base}/readyz/source/nope`)).status).toBe(404);
+        for (const path of ['/pods', '/sources', '/', '/nope', '/metrics/x', '/pods?verbose']) {
+          expect([path, (await get(`${base}${path}`)).status]).toEqual([path, 404]);
+        }
+        expect((await get(`${base}/metrics`, { method: 'POST' })).status).toBe(405);
+        expect((await get(`${base}/metrics`, { method: 'HEAD' })).status).toBe(200);
+      });
+
+      it('answers /readyz 200 once every source is ready', async () => {
+        const { base } = await startMetrics(provider(['file', 'api']));
+        expect(await get(`${base}/readyz`)).toMatchObject({ status: 200, body: 'ok\n' });
+      });
+
+      it('answers /metrics to any Host, a name that is no loopback one too (it holds no pod data); /pods stays 404', async () => {
+        const { port } = await startMetrics(provider(['file', 'api']));
+        const metrics = await getAs(port, '/metrics', `prometheus.monitoring.svc:${port}`);
+        expect(metrics.status).toBe(200);
+        expect(metrics.body).toContain('podconfig_test_total 3');
+        expect((await getAs(port, '/healthz', `10.0.0.7:${port}`)).status).toBe(200);
+        expect((await getAs(port, '/pods', `10.0.0.7:${port}`)).status).toBe(404);
+        expect((await getAs(port, '/sources', `localhost:${port}`)).status).toBe(404);
+      });
+
+      it('withholds a source\'s error at /readyz/source/<name> from every Host, as it serves no /sources', async () => {
+        const { port } = await startMetrics({ ...provider(['file']), sourceError: () => 'apiserver list failed: connect ECONNREFUSED 127.0.0.1:6443' });
+        for (const host of [`127.0.0.1:${port}`, `prometheus.example:${port}`]) {
+          expect(await getAs(port, '/readyz/source/api', host)).toEqual({ status: 503, body: 'service unavailable: not ready\n' });
+        }
+      });
+
+      it('rejects a taken port as invalid configuration naming the metrics server and its flag, retryable', async () => {
+        const { port } = await startMetrics(provider([]));
+        const second = new StatusServer({
+          address: { host: '127.0.0.1', port }, endpoints: 'metrics', setting: '--metrics-bind-address', registry: new Registry(), logger: pino({ level: 'silent' }),
+        });
+        await expect(second.start(provider([]), controller.signal)).rejects.toMatchObject({
+          code: 'PODCONFIG_CONFIG_INVALID',
+          retryable: true,
+          message: expect.stringMatching(new RegExp(`^metrics server \\(--metrics-bind-address\\): cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`)) as string,
+        });
+      });
+
+      it('logs where it listens as the metrics server, without the status server\'s warning', async () => {
+        const logged: { level: number; msg: string; component?: string; address?: string; port?: number }[] = [];
+        const logs = new Writable({
+          write(chunk: Buffer, _encoding, done): void {
+            logged.push(JSON.parse(chunk.toString()) as (typeof logged)[number]);
+            done();
+          },
+        });
+        const { port } = await startMetrics(provider([]), { logger: pino({ level: 'info' }, logs) });
+        expect(logged).toEqual([expect.objectContaining({ level: 30, msg: 'metrics server listening', component: 'status.metrics', address: '127.0.0.1', port })]);
+      });
+
+      it(`keeps the status server's limit of ${MAX_LARGE_RESPONSES} large responses built at once for /metrics: scrapers that stall get 503`, async () => {
+        // A body larger than the socket buffers: a scraper that does not read keeps its response in flight.
+        const registry = new Registry();
+        new Gauge({ name: 'podconfig_test_big', help: 'a big label', labelNames: ['x'], registers: [registry] }).labels('x'.repeat(32 * 1024 * 1024)).set(1);
+        const { base, port } = await startMetrics(provider([]), { registry });
+        const stalled: Socket[] = [];
+        try {
+          for (let i = 0; i < MAX_LARGE_RESPONSES; i++) {
+            const socket = connect(port, '127.0.0.1');
+            socket.on('error', () => {}); // reset by the server when closed with a response unread
+            socket.pause();
+            socket.write(`GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+            stalled.push(socket);
+          }
+          await expect.poll(async () => (await get(`${base}/metrics`)).status).toBe(503);
+          expect((await get(`${base}/healthz`)).status).toBe(200);
+        } finally {
+          for (const socket of stalled) socket.destroy();
+        }
+        await expect.poll(async () => (await get(`${base}/metrics`)).status).toBe(200);
+      });
+
+      it('keeps the status server\'s connection cap: a new connection closes the silent one held the longest', async () => {
+        const { port } = await startMetrics(provider([]), { maxConnections: 2 });
+        const held: Socket[] = [];
+        try {
+          const open = async (): Promise<Socket> => {
+            const socket = connect(port, '127.0.0.1');
+            socket.on('error', () => {});
+            socket.resume();
+            held.push(socket);
+            await once(socket, 'connect');
+            return socket;
+          };
+          const silent = [await open(), await open()];
+          const probe = await open();
+          probe.write(`GET /healthz HTTP/1.1\r\nHost: 10.0.0.7:${port}\r\n\r\n`);
+          expect(String(await once(probe, 'data'))).toMatch(/^HTTP\/1\.1 200/);
+          await expect.poll(() => silent.map((s) => s.closed)).toEqual([true, false]);
+        } finally {
+          for (const socket of held) socket.destroy();
+        }
+      });
     });
 
     it('stops listening when the signal aborts', async () => {

@@ -4,6 +4,7 @@ import { ConfigInvalidError, isLoopbackIp } from '@podconfig/core';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { StatusAddress } from './agent-config.js';
+import { formatStatusAddress } from './status-address.js';
 import { healthAnswer, type HealthCheck } from './health-checks.js';
 import { IdleConnectionReaper } from './idle-connection-reaper.js';
 import { LogHealth } from './log-health.js';
@@ -24,8 +25,22 @@ export interface StatusProvider {
   sourceError?(name: string): string | undefined;
 }
 
+/**
+ * What a {@link StatusServer} serves. `all`: every endpoint. `metrics`: `/metrics` and the health checks
+ * (`/healthz`, `/livez`, `/readyz` and their single checks) only, 404 for `/pods`, `/sources` and the rest: what
+ * `--metrics-bind-address` serves, beyond loopback if need be (kube-proxy's `--metrics-bind-address`).
+ */
+export type StatusEndpoints = 'all' | 'metrics';
+
 export interface StatusServerOptions {
   readonly address: StatusAddress;
+  /** Default `all`. */
+  readonly endpoints?: StatusEndpoints;
+  /**
+   * How the user gave the address (`--metrics-bind-address`, or a config file's field), named with the server in
+   * a failure to listen: `metrics server (--metrics-bind-address): cannot listen on …`. Default: the server alone.
+   */
+  readonly setting?: string;
   readonly registry: Registry;
   readonly logger: Logger;
   /** A connection that moves no bytes this long is closed; default {@link IDLE_SOCKET_MS}. */
@@ -69,11 +84,17 @@ function isLoopbackHost(host: string): boolean {
 /**
  * `/healthz` and `/livez` (the kubelet's `ping`, `log` and `syncloop` checks), `/readyz` (`?verbose` lists each check,
  * as the Kubernetes components do), `/pods`, `/sources`, `/metrics`. Loopback by default; read-only; GET and
- * HEAD only.
+ * HEAD only. With `endpoints: 'metrics'`, `/metrics` and the health checks only (the metrics server): those hold no
+ * pod data, so they answer any `Host`, and a source's error (what `/sources` shows) is withheld from its
+ * `/readyz/source/<name>`; the connection cap, the header timeout and the large-response limit hold as here.
  */
 export class StatusServer {
   readonly #o: StatusServerOptions;
   readonly #log: Logger;
+  /** `endpoints: 'metrics'`: /metrics and the health checks only. */
+  readonly #metricsOnly: boolean;
+  /** What logs and errors call it. */
+  readonly #name: 'status server' | 'metrics server';
   #largeInFlight = 0;
   /** Bound to a loopback address: the state endpoints answer loopback Host names only. */
   #loopbackOnly = true;
@@ -85,7 +106,9 @@ export class StatusServer {
 
   constructor(options: StatusServerOptions) {
     this.#o = options;
-    this.#log = options.logger.child({ component: 'status' });
+    this.#metricsOnly = options.endpoints === 'metrics';
+    this.#name = this.#metricsOnly ? 'metrics server' : 'status server';
+    this.#log = options.logger.child({ component: this.#metricsOnly ? 'status.metrics' : 'status' });
     const logger = options.logger;
     this.#logHealth = new LogHealth({ flush: (cb) => logger.flush(cb) });
   }
@@ -125,10 +148,10 @@ export class StatusServer {
         reaper.close();
         // Named like a bad flag value. A port still taken (the instance before this one has not let go of it) or an
         // address not configured yet at boot may clear: retryable, so that a supervisor restarts the agent.
-        const { host, port } = this.#o.address;
         const code = (err as NodeJS.ErrnoException).code;
         const retryable = code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL';
-        reject(new ConfigInvalidError(`status server: cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${err.message}`, { cause: err, retryable }));
+        const server = this.#o.setting === undefined ? this.#name : `${this.#name} (${this.#o.setting})`;
+        reject(new ConfigInvalidError(`${server}: cannot listen on ${formatStatusAddress(this.#o.address)}: ${err.message}`, { cause: err, retryable }));
       };
       server.once('error', failed);
       server.listen(this.#o.address.port, this.#o.address.host, () => {
@@ -137,9 +160,14 @@ export class StatusServer {
       });
     });
     const address = server.address() as AddressInfo;
-    this.#loopbackOnly = isLoopbackIp(address.address);
-    this.#log.info({ address: address.address, port: address.port }, 'status server listening');
-    if (!this.#loopbackOnly) {
+    // The metrics server serves no pod data: its /metrics answers any Host, as its health checks do.
+    this.#loopbackOnly = !this.#metricsOnly && isLoopbackIp(address.address);
+    if (this.#metricsOnly) {
+      this.#log.info({ address: address.address, port: address.port }, 'metrics server listening');
+    } else {
+      this.#log.info({ address: address.address, port: address.port }, 'status server listening');
+    }
+    if (!this.#metricsOnly && !isLoopbackIp(address.address)) {
       // The kubelet's unauthenticated read-only port (10255) is off by default for this reason.
       this.#log.warn({ address: address.address, port: address.port },
         'status server listens beyond loopback: /pods and /sources, unauthenticated, show every desired pod\'s spec to whoever reaches it');
@@ -165,6 +193,12 @@ export class StatusServer {
       return;
     }
     const url = new URL(req.url ?? '/', 'http://status.local');
+    const [, endpoint = '', ...check] = url.pathname.split('/');
+    const health = endpoint === 'healthz' || endpoint === 'livez' || endpoint === 'readyz';
+    if (this.#metricsOnly && !health && url.pathname !== '/metrics') {
+      text(res, 404, 'not found'); // /pods, /sources: the status server's, on loopback
+      return;
+    }
     const large = url.pathname === '/pods' || url.pathname === '/sources' || url.pathname === '/metrics';
     // Bound to loopback, only loopback names may read state: a web page that rebinds its own DNS name to
     // 127.0.0.1 would otherwise read /pods through a browser on the node. (Health checks answer anyone.)
@@ -182,11 +216,12 @@ export class StatusServer {
       this.#largeInFlight++;
       res.once('close', () => this.#largeInFlight--);
     }
-    const [, endpoint = '', ...check] = url.pathname.split('/');
-    if (endpoint === 'healthz' || endpoint === 'livez' || endpoint === 'readyz') {
+    if (health) {
       const one = check.length === 0 ? undefined : check.join('/');
-      // A single readiness check says why its source fails (what /sources shows, so only to whoever may read it).
-      const checks = endpoint === 'readyz' ? readinessChecks(provider, one !== undefined && mayReadState) : this.#livenessChecks(provider);
+      // A single readiness check says why its source fails (what /sources shows, so only where /sources answers,
+      // and only to whoever may read it there).
+      const detail = one !== undefined && !this.#metricsOnly && mayReadState;
+      const checks = endpoint === 'readyz' ? readinessChecks(provider, detail) : this.#livenessChecks(provider);
       // Not ready is no failure of the process: 503 (a single check's too), so a probe's reader tells the two apart.
       const answer = healthAnswer(endpoint, checks, one, url.searchParams, endpoint === 'readyz' ? 503 : 500);
       if (answer === undefined) text(res, 404, 'not found');

@@ -25,5 +25,7 @@ export const TOKENS = {
   merger: id<PodMerger>('PodMerger'),
   reconciler: id<Reconciler>('Reconciler'),
   statusServer: id<StatusServer>('StatusServer'),
+  /** The `--metrics-bind-address` listener: a {@link StatusServer} serving /metrics and the health checks only. */
+  metricsServer: id<StatusServer>('MetricsServer'),
   agent: id<Agent>('Agent'),
 } as const;

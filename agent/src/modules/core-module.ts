@@ -57,12 +57,14 @@ export const coreModule = (inputs: CoreModuleInputs): ContainerModule =>
     bind(TOKENS.agent)
       .toResolvedValue(
         (logger: Logger, clock: Clock, metrics: AgentMetrics, merger: PodMerger, reconciler: Reconciler,
-         sources: PodSource[] | undefined, statusServer: StatusServer | undefined, kubeClient: KubeClient | undefined, handlers: SyncHandler[]) =>
-          new Agent({ config, logger, clock, metrics, merger, reconciler, sources: sources ?? [], statusServer, kubeClient, handlers }),
+         sources: PodSource[] | undefined, statusServer: StatusServer | undefined, metricsServer: StatusServer | undefined,
+         kubeClient: KubeClient | undefined, handlers: SyncHandler[]) =>
+          new Agent({ config, logger, clock, metrics, merger, reconciler, sources: sources ?? [], statusServer, metricsServer, kubeClient, handlers }),
         [
           TOKENS.logger, TOKENS.clock, TOKENS.metrics, TOKENS.merger, TOKENS.reconciler,
           { serviceIdentifier: TOKENS.podSource, isMultiple: true, optional: true },
           { serviceIdentifier: TOKENS.statusServer, optional: true },
+          { serviceIdentifier: TOKENS.metricsServer, optional: true },
           { serviceIdentifier: TOKENS.kubeClient, optional: true },
           { serviceIdentifier: TOKENS.syncHandler, isMultiple: true },
         ],
