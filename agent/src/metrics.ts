@@ -36,8 +36,8 @@ export class AgentMetrics {
   readonly #reconciler: { gauges: ReconcilerGauges | undefined } = { gauges: undefined };
   // prom-client counters cannot be set; remember what was already added per source and counter.
   readonly #counterSeen = new Map<string, number>();
-  /** The metrics of the sources' `/sources` counters, by metric name. */
-  readonly #sourceCounters = new Map<string, Counter<string>>();
+  /** The names of the metrics registered for the sources' `/sources` counters. */
+  readonly #sourceCounters = new Set<string>();
 
   /**
    * `collectDefault` adds prom-client's Node.js runtime metrics (`process_*`, `nodejs_*`). They start
@@ -145,7 +145,7 @@ export class AgentMetrics {
     const statusFns = this.#statusFns;
     const seen = this.#counterSeen;
     const labelNames = metric.result ? ['source', 'result'] : ['source'];
-    const counter = new Counter({
+    new Counter({
       name: metric.name, help: SOURCE_COUNTER_HELP[metric.name] ?? `Each source's "${key}" counter, as /sources shows it.`, labelNames, registers: [this.registry],
       collect() {
         for (const [source, fn] of statusFns) {
@@ -164,7 +164,7 @@ export class AgentMetrics {
         }
       },
     });
-    this.#sourceCounters.set(metric.name, counter);
+    this.#sourceCounters.add(metric.name);
   }
 
   /** The reconciler's scrape-time gauges (`podconfig_handler_pods`, `podconfig_sync_loop_held_seconds`). */

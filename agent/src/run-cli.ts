@@ -28,13 +28,12 @@ export interface RunCliOptions {
 const asksForStack = (level: unknown): boolean => typeof level === 'string' && ['debug', 'trace'].includes(level.trim().toLowerCase());
 
 /**
- * Invalid flags or configuration, wherever found: one line on stderr naming the flag or the file (the
- * messages do), with the causes the message does not repeat (`…: cannot load module: Cannot find package 'x'`);
- * exit status 2. JSON logs are for the running agent.
+ * A failure at start-up (invalid flags or configuration, wherever found; a handler that cannot load or start): one
+ * line on stderr naming the flag, the file or the handler (the messages do), with the causes the message does not
+ * repeat (`…: cannot load module: Cannot find package 'x'`). JSON logs are for the running agent.
  */
-function reportInvalid(err: unknown): number {
+function reportStartupFailure(err: unknown): void {
   process.stderr.write(`podconfig-agent: ${messageWithCauses(err)}\n`);
-  return 2;
 }
 
 /** The message and its cause chain (each cause once, unless the message already says it: the log serializer's rule), on one line. */
@@ -69,7 +68,8 @@ export async function runCli(argv: readonly string[], o: RunCliOptions): Promise
     if (asksForStack(parsed.commandLine.flags['log-level'])) {
       createRootLogger({ level: 'debug', nodeName: hostname().toLowerCase() }).debug({ err }, 'invalid configuration');
     }
-    return reportInvalid(err);
+    reportStartupFailure(err);
+    return 2;
   }
   const logger = createRootLogger({ level: config.logLevel, nodeName: config.nodeName });
   o.onLogger?.(logger);
@@ -108,22 +108,16 @@ export async function runCli(argv: readonly string[], o: RunCliOptions): Promise
       logger.info({ reason: errorMessage(err) }, 'stopped during start-up');
       return 0;
     }
-    if (err instanceof HandlerStartError) {
-      // A handler's start() failed (its runtime not up yet, a directory on a volume not mounted yet): said as
-      // invalid configuration is, one line on stderr naming the handler and the cause; the stack at debug level.
-      // Exit 1: such a failure may clear by itself, and a supervisor restarts the agent (the systemd unit does).
-      logger.debug({ err }, 'sync handler failed to start');
-      process.stderr.write(`podconfig-agent: ${messageWithCauses(err)}\n`);
-      return 1;
-    }
-    if (PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID') || PodConfigError.is(err, 'PODCONFIG_PLUGIN_LOAD')) {
-      // Found at start-up (a bad kubeconfig, an unknown --context, a handler that cannot load, the status
+    const started = err instanceof HandlerStartError;
+    if (started || PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID') || PodConfigError.is(err, 'PODCONFIG_PLUGIN_LOAD')) {
+      // Found at start-up (a bad kubeconfig, an unknown --context, a handler that cannot load or start, the status
       // address taken): said as a flag error is, one line on stderr; the stack only at --log-level=debug.
-      logger.debug({ err }, 'invalid configuration');
-      const code = reportInvalid(err);
-      // What may clear by itself (the status port still taken, the kubeconfig not written yet) exits 1, which a
-      // supervisor restarts (the systemd unit does not restart on 2: a bad value stays bad).
-      return err.retryable ? 1 : code;
+      logger.debug({ err }, started ? 'sync handler failed to start' : 'invalid configuration');
+      reportStartupFailure(err);
+      // What may clear by itself (a handler's runtime not up yet, the status port still taken, the kubeconfig not
+      // written yet) exits 1, which a supervisor restarts (the systemd unit does not restart on 2: a bad value
+      // stays bad).
+      return started || err.retryable ? 1 : 2;
     }
     logger.fatal({ err }, 'agent failed');
     return 1;

@@ -8,6 +8,7 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_LARGE_RESPONSES, StatusServer, type StatusProvider, type StatusServerOptions } from './status-server.js';
 
+
 describe(StatusServer.name, () => {
   let controller = new AbortController();
   afterEach(() => {
@@ -40,6 +41,29 @@ describe(StatusServer.name, () => {
     const res = await request(url, { method: init.method ?? 'GET' });
     return { status: res.statusCode, type: String(res.headers['content-type']), body: await res.body.text() };
   };
+
+  /**
+   * Stalls {@link MAX_LARGE_RESPONSES} readers of `stalledPath` (each keeps its large response in flight), then: the
+   * next large response (`probePath`) gets 503 and `/healthz` still 200; once the readers are gone, 200 again.
+   */
+  async function expectLargeResponsesCapped(base: string, stalledPath: string, probePath: string): Promise<void> {
+    const port = Number(new URL(base).port);
+    const stalled: Socket[] = [];
+    try {
+      for (let i = 0; i < MAX_LARGE_RESPONSES; i++) {
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => {}); // reset by the server when closed with a response unread
+        socket.pause();
+        socket.write(`GET ${stalledPath} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+        stalled.push(socket);
+      }
+      await expect.poll(async () => (await get(`${base}${probePath}`)).status).toBe(503);
+      expect((await get(`${base}/healthz`)).status).toBe(200);
+    } finally {
+      for (const socket of stalled) socket.destroy();
+    }
+    await expect.poll(async () => (await get(`${base}${probePath}`)).status).toBe(200);
+  }
 
   describe('start()', () => {
     it('rejects a taken port as invalid configuration naming the address', async () => {
@@ -290,21 +314,7 @@ describe(StatusServer.name, () => {
       // A body larger than the socket buffers: a client that does not read keeps its response in flight.
       const big = { kind: 'PodList', items: [{ metadata: { name: 'x'.repeat(32 * 1024 * 1024) } }] };
       const base = await start({ ...provider([]), pods: () => big });
-      const { port } = new URL(base);
-      const stalled: Socket[] = [];
-      try {
-        for (let i = 0; i < MAX_LARGE_RESPONSES; i++) {
-          const socket = connect(Number(port), '127.0.0.1');
-          socket.pause();
-          socket.write(`GET /pods HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
-          stalled.push(socket);
-        }
-        await expect.poll(async () => (await get(`${base}/sources`)).status).toBe(503);
-        expect((await get(`${base}/healthz`)).status).toBe(200);
-      } finally {
-        for (const socket of stalled) socket.destroy();
-      }
-      await expect.poll(async () => (await get(`${base}/sources`)).status).toBe(200);
+      await expectLargeResponsesCapped(base, '/pods', '/sources');
     });
 
     it('closes a connection that moves no bytes: a silent one, a reader that stalled; not one in use', async () => {
@@ -449,22 +459,8 @@ describe(StatusServer.name, () => {
         // A body larger than the socket buffers: a scraper that does not read keeps its response in flight.
         const registry = new Registry();
         new Gauge({ name: 'podconfig_test_big', help: 'a big label', labelNames: ['x'], registers: [registry] }).labels('x'.repeat(32 * 1024 * 1024)).set(1);
-        const { base, port } = await startMetrics(provider([]), { registry });
-        const stalled: Socket[] = [];
-        try {
-          for (let i = 0; i < MAX_LARGE_RESPONSES; i++) {
-            const socket = connect(port, '127.0.0.1');
-            socket.on('error', () => {}); // reset by the server when closed with a response unread
-            socket.pause();
-            socket.write(`GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
-            stalled.push(socket);
-          }
-          await expect.poll(async () => (await get(`${base}/metrics`)).status).toBe(503);
-          expect((await get(`${base}/healthz`)).status).toBe(200);
-        } finally {
-          for (const socket of stalled) socket.destroy();
-        }
-        await expect.poll(async () => (await get(`${base}/metrics`)).status).toBe(200);
+        const { base } = await startMetrics(provider([]), { registry });
+        await expectLargeResponsesCapped(base, '/metrics', '/metrics');
       });
 
       it('keeps the status server\'s connection cap: a new connection closes the silent one held the longest', async () => {

@@ -1,6 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { podManifestYaml, tempDir } from '@podconfig/testing';
 import { AgentProcess, eventually } from '../support/agent-process.js';
@@ -30,10 +29,7 @@ describe('podconfig-agent --metrics-bind-address', () => {
     const metricsBase = `http://127.0.0.1:${String(listening['port'])}`;
     expect(metricsBase).not.toBe(a.baseUrl);
     expect((await a.waitForLog((l) => l.msg === 'configuration'))['settings']).toMatchObject({ statusAddress: '127.0.0.1:0', metricsBindAddress: '127.0.0.1:0' });
-    const get = async (path: string): Promise<{ status: number; body: string }> => {
-      const res = await request(`${metricsBase}${path}`);
-      return { status: res.statusCode, body: await res.body.text() };
-    };
+    const get = (path: string): Promise<{ status: number; body: string }> => a.get(path, metricsBase);
 
     await eventually(async () => ((await get('/readyz')).status === 200 ? true : undefined), 15_000, 'metrics server /readyz 200');
     const metrics = await get('/metrics');

@@ -72,8 +72,9 @@ export class AgentProcess {
     });
   }
 
-  async get(path: string): Promise<{ status: number; body: string }> {
-    const res = await request(`${this.baseUrl}${path}`);
+  /** GET `path` from the status server, or from another of the agent's listeners at `base` (the metrics server). */
+  async get(path: string, base = this.baseUrl): Promise<{ status: number; body: string }> {
+    const res = await request(`${base}${path}`);
     return { status: res.statusCode, body: await res.body.text() };
   }
 
