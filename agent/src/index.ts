@@ -9,6 +9,7 @@ export { DEFAULTS } from './agent-config.js';
 export { resolveConfig, SETTINGS } from './settings.js';
 export { loadConfigFile } from './config-file.js';
 export { AgentMetrics } from './metrics.js';
+export type { MetricsExposition } from './metrics.js';
 export { StatusServer } from './status-server.js';
 export type { StatusProvider } from './status-server.js';
 export { loadSyncHandler } from './handler-loader.js';

@@ -105,6 +105,33 @@ describe(AgentMetrics.name, () => {
     expect(text).toContain('podconfig_handler_call_duration_seconds_bucket{le="120",handler="exec",call="create"} 1');
   });
 
+  it('reads each source\'s status() once a scrape, so its gauges and counters in one scrape come from the same moment', async () => {
+    const metrics = new AgentMetrics({ collectDefault: false });
+    let reads = 0;
+    const source: PodSource & StatusReporter = {
+      name: 'http',
+      async *updates() { yield { source: 'http', op: 'SET', pods: PodSnapshot.empty }; },
+      status: (): SourceStatus => {
+        reads += 1;
+        // Each read sees a different moment: a scrape that read twice would mix them.
+        return { seen: true, healthy: true, pods: reads, counters: { errors: reads, polls_ok: reads }, details: {} };
+      },
+    };
+    metrics.watchSources([source], () => true);
+    const before = reads;
+    const text = await metrics.metrics();
+    expect(reads - before).toBe(1);
+    const n = String(reads);
+    expect(text).toContain(`podconfig_source_pods{source="http"} ${n}`);
+    expect(text).toContain(`podconfig_source_errors_total{source="http"} ${n}`);
+    expect(text).toContain(`podconfig_source_polls_total{source="http",result="ok"} ${n}`);
+    // The next scrape reads again.
+    const next = await metrics.metrics();
+    expect(reads - before).toBe(2);
+    expect(next).toContain(`podconfig_source_pods{source="http"} ${String(reads)}`);
+    expect(metrics.contentType).toBe(metrics.registry.contentType);
+  });
+
   it('exports a source counter that is still 0 as a series at 0, then counts it up', async () => {
     const metrics = new AgentMetrics({ collectDefault: false });
     let relists = 0;

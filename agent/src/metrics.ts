@@ -18,11 +18,18 @@ export interface HandlerCallEvent {
   readonly durationMs: number;
 }
 
+/** What the status server exposes at /metrics: prom-client's `Registry` is one, {@link AgentMetrics} another. */
+export interface MetricsExposition {
+  readonly contentType: string;
+  /** The exposition text of one scrape. */
+  metrics(): Promise<string>;
+}
+
 /**
  * The agent's Prometheus metrics (`podconfig_*`). Source gauges and counters are read from each
  * source's `status()` at scrape time, so sources stay free of any metrics library.
  */
-export class AgentMetrics {
+export class AgentMetrics implements MetricsExposition {
   readonly registry = new Registry();
   readonly #sets: Counter<'source'>;
   readonly #operations: Counter<'op' | 'source'>;
@@ -32,6 +39,8 @@ export class AgentMetrics {
   readonly #restRequests: Counter<'code' | 'host' | 'method'>;
   readonly #restDuration: Histogram<'verb' | 'host'>;
   readonly #statusFns = new Map<SourceName, () => SourceStatus>();
+  /** The statuses read in the scrape under way ({@link metrics}): each source's status() is read once a scrape. */
+  readonly #scrape: { statuses: Map<SourceName, SourceStatus> | undefined } = { statuses: undefined };
   readonly #readyFn: { fn: (source: SourceName) => boolean } = { fn: () => false };
   readonly #reconciler: { gauges: ReconcilerGauges | undefined } = { gauges: undefined };
   // prom-client counters cannot be set; remember what was already added per source and counter.
@@ -124,7 +133,14 @@ export class AgentMetrics {
   watchSources(sources: readonly PodSource[], isReady: (source: SourceName) => boolean): void {
     for (const s of sources) {
       if (reportsStatus(s)) {
-        this.#statusFns.set(s.name, () => s.status());
+        const scrape = this.#scrape;
+        this.#statusFns.set(s.name, () => {
+          const read = scrape.statuses?.get(s.name);
+          if (read !== undefined) return read;
+          const status = s.status();
+          scrape.statuses?.set(s.name, status);
+          return status;
+        });
         for (const key of Object.keys(s.status().counters)) this.#sourceCounter(key);
       }
       // A source that never delivers still has its series, at 0: increase() over it can then say so.
@@ -165,6 +181,25 @@ export class AgentMetrics {
       },
     });
     this.#sourceCounters.add(metric.name);
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /**
+   * One scrape's exposition text. Each source's `status()` is read once for it, not once per metric: the
+   * scrape's pods, health and counters of a source then come from the same moment.
+   */
+  async metrics(): Promise<string> {
+    const statuses = new Map<SourceName, SourceStatus>();
+    this.#scrape.statuses = statuses;
+    try {
+      return await this.registry.metrics();
+    } finally {
+      // A scrape that overlapped this one may have put its own map in since: leave that one.
+      if (this.#scrape.statuses === statuses) this.#scrape.statuses = undefined;
+    }
   }
 
   /** The reconciler's scrape-time gauges (`podconfig_handler_pods`, `podconfig_sync_loop_held_seconds`). */

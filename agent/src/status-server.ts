@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { ConfigInvalidError, isLoopbackIp } from '@podconfig/core';
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
+import type { MetricsExposition } from './metrics.js';
 import type { StatusAddress } from './agent-config.js';
 import { formatStatusAddress } from './status-address.js';
 import { healthAnswer, type HealthCheck } from './health-checks.js';
@@ -41,7 +41,8 @@ export interface StatusServerOptions {
    * a failure to listen: `metrics server (--metrics-bind-address): cannot listen on …`. Default: the server alone.
    */
   readonly setting?: string;
-  readonly registry: Registry;
+  /** What /metrics serves: the agent's {@link AgentMetrics}, or any prom-client `Registry`. */
+  readonly registry: MetricsExposition;
   readonly logger: Logger;
   /** A connection that moves no bytes this long is closed; default {@link IDLE_SOCKET_MS}. */
   readonly idleSocketMs?: number;

@@ -16,7 +16,7 @@ export const statusModule = (config: AgentConfig): ContainerModule =>
     if (address !== undefined) {
       bind(TOKENS.statusServer)
         .toResolvedValue(
-          (logger: Logger, metrics: AgentMetrics) => new StatusServer({ address, logger, registry: metrics.registry }),
+          (logger: Logger, metrics: AgentMetrics) => new StatusServer({ address, logger, registry: metrics }),
           [TOKENS.logger, TOKENS.metrics],
         )
         .inSingletonScope();
@@ -27,7 +27,7 @@ export const statusModule = (config: AgentConfig): ContainerModule =>
       bind(TOKENS.metricsServer)
         .toResolvedValue(
           (logger: Logger, metrics: AgentMetrics) =>
-            new StatusServer({ address: metricsAddress, endpoints: 'metrics', setting, logger, registry: metrics.registry }),
+            new StatusServer({ address: metricsAddress, endpoints: 'metrics', setting, logger, registry: metrics }),
           [TOKENS.logger, TOKENS.metrics],
         )
         .inSingletonScope();
