@@ -1,4 +1,4 @@
-import { chmod, lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, readFile, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { closeSync, constants, openSync, watch } from 'node:fs';
 import { join } from 'node:path';
@@ -274,6 +274,25 @@ describe(StateDirSyncHandler.name, () => {
       for (const name of ['default_.hidden.json', 'default_sp ace.json', 'nä_x.json']) await writeFile(join(dir, name), '{}');
       await handler.start(signal);
       expect(await handler.listPods(signal)).toEqual([]);
+    });
+
+    it('reads no file larger than 64 MiB: its UID counts as unknown, and a kill or a sync replaces it without reading it', async () => {
+      await mkdir(dir, { recursive: true });
+      // Valid JSON, padded with spaces past the limit: read, it would give its UID.
+      const huge = Buffer.alloc(64 * 1024 * 1024 + 1, ' ');
+      huge.write(JSON.stringify(makePod('huge', { uid: 'u-huge' })));
+      await writeFile(fileOf('default', 'huge'), huge);
+      // Sparse: as large on the file system's word, not on the disk.
+      await writeFile(fileOf('default', 'big'), JSON.stringify(makePod('big', { uid: 'u-big' })));
+      await truncate(fileOf('default', 'big'), 64 * 1024 * 1024 + 1);
+      await handler.start(signal);
+      expect(await handler.listPods(signal)).toEqual([{ namespace: 'default', name: 'big' }, { namespace: 'default', name: 'huge' }]);
+      // A kill of another UID removes it: the file's own UID is not known, as for a file that does not parse.
+      await handler.killPod({ reason: 'orphaned', pod: { metadata: { uid: 'u-other', namespace: 'default', name: 'huge' } }, gracePeriodSeconds: 0, attempt: 1 }, signal);
+      const pod = makePod('big', { uid: 'u-big' });
+      await handler.syncPod({ type: 'create', pod, source: 'file', attempt: 1 }, signal);
+      expect(await readPod('default', 'big')).toEqual(pod);
+      expect(await handler.listPods(signal)).toEqual([{ uid: 'u-big', namespace: 'default', name: 'big' }]);
     });
 
     it('reports nothing when the directory does not exist', async () => {

@@ -86,8 +86,9 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
     try {
       const written = await this.#exclusive(base, async () => {
         if (signal.aborted) return false;
-        const current = await readPodFile(file, signal);
-        if (current?.equals(bytes)) return false;
+        // A file of another size cannot hold these bytes: it is not read.
+        const current = await readPodFile(file, signal, bytes.length);
+        if (current instanceof Buffer && current.equals(bytes)) return false;
         await this.#writeAtomic(base, bytes);
         return true;
       });
@@ -119,7 +120,7 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
           throw err;
         });
         if (current === undefined) return false;
-        const held = uidOf(current.toString('utf8'));
+        const held = current === TOO_LARGE ? undefined : uidOf(current.toString('utf8'));
         if (uid !== '' && held !== undefined && held !== uid) {
           this.#log.debug({ pod: podRef(pod), uid, fileUid: held, file }, 'pod file belongs to another uid, kept');
           return false;
@@ -161,7 +162,7 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
           throw err;
         });
         if (bytes === undefined) continue;
-        const uid = uidOf(bytes.toString('utf8'));
+        const uid = bytes === TOO_LARGE ? undefined : uidOf(bytes.toString('utf8'));
         pods.push(uid === undefined ? { namespace, name } : { uid, namespace, name });
       }
       return pods;
@@ -250,11 +251,21 @@ function fileName(pod: Pod): string | undefined {
 class NotRegularFileError extends Error {}
 
 /**
- * The bytes of a pod file, or undefined when there is none. Opened non-blocking, as the manifest reader does, and
- * checked with fstat: a FIFO would otherwise block the open and the read until a writer came, holding a libuv pool
- * thread (four in all) for as long, and a device may never end. Such a file is an error, not read.
+ * The most of a pod file read to learn its UID: a pod as JSON is far smaller (the API server stores at most
+ * 1.5 MiB, a manifest is at most 10 MiB before indentation). A larger file's UID counts as unknown.
  */
-async function readPodFile(file: string, signal: AbortSignal): Promise<Buffer | undefined> {
+const MAX_POD_FILE_BYTES = 64 * 1024 * 1024;
+/** What {@link readPodFile} answers for a file larger than its limit, instead of its bytes. */
+const TOO_LARGE = Symbol('too large');
+
+/**
+ * The bytes of a pod file, undefined when there is none, or {@link TOO_LARGE} when it is larger than `maxBytes`.
+ * Opened non-blocking, as the manifest reader does, and checked with fstat: a FIFO would otherwise block the open
+ * and the read until a writer came, holding a libuv pool thread (four in all) for as long, and a device may never
+ * end. Such a file is an error, not read. The size is the fstat's: the agent replaces its files by rename, so an
+ * open file does not change under the read.
+ */
+async function readPodFile(file: string, signal: AbortSignal, maxBytes = MAX_POD_FILE_BYTES): Promise<Buffer | typeof TOO_LARGE | undefined> {
   let handle: FileHandle;
   try {
     handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -263,7 +274,9 @@ async function readPodFile(file: string, signal: AbortSignal): Promise<Buffer | 
     throw err;
   }
   try {
-    if (!(await handle.stat()).isFile()) throw new NotRegularFileError(`${file} is not a regular file`);
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new NotRegularFileError(`${file} is not a regular file`);
+    if (stats.size > maxBytes) return TOO_LARGE;
     return await handle.readFile({ signal });
   } finally {
     await handle.close();
