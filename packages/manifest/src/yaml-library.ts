@@ -11,8 +11,8 @@ export type YamlBuild = 'esm' | 'node';
  * `node` export condition does not apply). Its Node.js build is the same code compiled to CommonJS, with one
  * addition: the parser reads `process.env.LOG_TOKENS`, a debugging switch, for every lexeme, and every read of the
  * environment is a call into C++. Reading 1,000 static pod manifests of ~5 KB, that read was about a tenth of the
- * time to the first set (~110 ms; see the bench README's twenty-first pass). Should the package no longer have that
- * build where version 2 has it, its own entry is used.
+ * time to the first set (~110 ms; see test/bench/PROFILING.md's twenty-first pass). Should the package no longer
+ * have that build where version 2 has it, its own entry is used.
  */
 async function load(): Promise<{ readonly library: typeof Yaml; readonly build: YamlBuild }> {
   try {

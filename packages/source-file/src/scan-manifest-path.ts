@@ -96,7 +96,7 @@ export async function scanManifestPath(path: string, options: ScanOptions, signa
  * How many entries are read ahead of the one the consumer is handling. A listed regular file is read in
  * three threadpool round trips (open, read, close); a symlink costs a `stat` first. Each round trip
  * wakes a threadpool thread, which on a small VM takes the CPU from the decoding on the main thread;
- * 16 in flight made a 1,000-file first set faster than 4 or 8, and 64 no faster (the bench README's
+ * 16 in flight made a 1,000-file first set faster than 4 or 8, and 64 no faster (test/bench/PROFILING.md's
  * twelfth pass). At most this many files' bytes are held besides the one handed out.
  */
 export const READ_AHEAD = 16;
