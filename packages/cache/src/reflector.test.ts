@@ -302,13 +302,22 @@ describe(Reflector.name, () => {
       expect(r.reflector.status()).toMatchObject({ relists: 0, watchRestarts: 1 });
     });
 
-    it('advances the RV on a bookmark without pushing (checklist 64)', async () => {
+    it('advances the RV on a bookmark without pushing, and the next watch starts there without a list (checklist 64)', async () => {
       const r = start();
       await watching(1);
+      const listed = server.resourceVersion;
       server.createPod(makePod('elsewhere', { nodeName: 'n2' })); // invisible to this selector
       server.sendBookmarks();
+      const bookmarked = server.resourceVersion;
+      expect(bookmarked).not.toBe(listed);
       // A bookmark changes nothing observable but the RV: poll the status for it.
-      await vi.waitFor(() => expect(r.reflector.status().lastSyncResourceVersion).toBe(server.resourceVersion), { interval: 5 });
+      await vi.waitFor(() => expect(r.reflector.status().lastSyncResourceVersion).toBe(bookmarked), { interval: 5 });
+      expect(r.pushes).toHaveLength(1);
+      r.clock.advance(7 * 60_000);
+      server.closeWatches({ bookmark: false }); // no bookmark at the end: only the earlier one moved the RV
+      await watching(2);
+      expect(q(watches()[1]).resourceVersion).toBe(bookmarked);
+      expect(lists()).toHaveLength(1);
       expect(r.pushes).toHaveLength(1);
     });
 

@@ -358,7 +358,8 @@ describe(decodeFilePod.name, () => {
       expect(decodeFilePod(repeated, file('/m/x.json')).metadata?.name).toBe('web-node-a');
     });
 
-    it('accepts a manifest of exactly MAX_MANIFEST_BYTES and rejects one byte more (checklist 16)', () => {
+    it('accepts a manifest of exactly MAX_MANIFEST_BYTES, the kubelet\'s 10 MiB, and rejects one byte more (checklist 16)', () => {
+      expect(MAX_MANIFEST_BYTES).toBe(10_485_760);
       const json = JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'big' }, spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } });
       const exact = json + ' '.repeat(MAX_MANIFEST_BYTES - json.length);
       expect(Buffer.byteLength(exact)).toBe(MAX_MANIFEST_BYTES);

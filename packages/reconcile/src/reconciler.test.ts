@@ -852,13 +852,18 @@ describe(Reconciler.name, () => {
       await h.stop();
     });
 
-    it('counts a source as consumed even for an invalid operation (checklist 95)', async () => {
+    it('logs an invalid operation at error, ignores it, and counts its source as consumed (checklist 95)', async () => {
+      const lines: Record<string, unknown>[] = [];
+      const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
       const handler = new TestHandler('h');
-      const h = start({ handlers: [handler], clock: new ManualClock(), sources: ['file'] });
+      const h = start({ handlers: [handler], clock: new ManualClock(), sources: ['file'], logger });
       await h.feed.push('file', 'SET' as PodUpdate['op'], [pod('a')]);
       expect(handler.calls.items).toEqual([]);
       expect(h.reconciler.readiness().allReady).toBe(true);
       expect(h.updates.items).toHaveLength(1);
+      expect(lines.filter((l) => l['level'] === 50)).toEqual([
+        expect.objectContaining({ msg: 'invalid operation; ignored', source: 'file', op: 'SET' }),
+      ]);
       await h.stop();
     });
 

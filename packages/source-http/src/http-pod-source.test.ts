@@ -596,6 +596,17 @@ describe(HttpPodSource.name, () => {
       expect(server.requests).toHaveLength(4);
     });
 
+    it('warns once when the URL starts serving no pods, not on every empty poll, and an empty body is no failure (checklist 45, 48)', async () => {
+      const server = await serve([ok(A), ok(''), ok(''), ok(''), ok(B)]);
+      const { source, logs } = makeSource(`${server.origin}/pods`);
+      const updates = await first(source, 3);
+      expect(updates.map(names)).toEqual([['a-node-a'], [], ['b-node-a']]);
+      const entries = logs.entries();
+      expect(entries.filter((e) => e.msg === 'manifest URL serves no pods, removing the http pods').map((e) => e.level)).toEqual([40]);
+      expect(entries.filter((e) => e.msg.startsWith('manifest poll failed'))).toEqual([]);
+      expect(source.status().counters.polls_error).toBe(0);
+    });
+
     it('reads the first YAML document of a body, and warns once per body when later ones hold something', async () => {
       const yaml = (name: string): string => `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec: {containers: [{name: main, image: ${IMAGE}}]}\n`;
       const two = `${yaml('a')}---\n${yaml('b')}`;
@@ -938,7 +949,8 @@ describe(HttpPodSource.name, () => {
       // Logged once per state change, not every poll.
       const entries = logs.entries();
       expect(entries.filter((e) => e.msg === 'manifest poll failed').map((e) => e.consecutiveFailures)).toEqual([1, 1]);
-      expect(entries.filter((e) => e.msg === 'manifest poll failed again')).toHaveLength(4);
+      // The repeats at debug: a URL down for hours does not fill the log at info.
+      expect(entries.filter((e) => e.msg === 'manifest poll failed again').map((e) => e.level)).toEqual([20, 20, 20, 20]);
       expect(entries.filter((e) => e.msg === 'manifest URL recovered').map((e) => e.failures)).toEqual([5, 1]);
     });
 
@@ -1081,6 +1093,14 @@ describe(HttpPodSource.name, () => {
         expect(updates.map(names)).toEqual([['a-node-a'], ['b-node-a']]);
         expect(clock.sleeps).toEqual([20_000, 40_000, 80_000, 20_000, 20_000]);
         expect(source.status().lastError?.message).toMatch(/HTTP 404$/);
+      });
+
+      it('takes a 204 as a failure, not a first success: the first SET is the next 200\'s (checklist 44)', async () => {
+        const server = await serve([reply(204), ok(A)]);
+        const { source } = makeSource(`${server.origin}/pods`, { readiness: 'first-success' });
+        const [update] = await first(source, 1);
+        expect(names(update!)).toEqual(['a-node-a']);
+        expect(source.status().counters.polls_error).toBe(1);
       });
 
       it('counts an empty 200 as the first success', async () => {
