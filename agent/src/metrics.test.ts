@@ -176,6 +176,19 @@ describe(AgentMetrics.name, () => {
   const sample = (text: string, series: string): string | undefined =>
     text.split('\n').find((line) => line.startsWith(`${series} `))?.slice(series.length + 1);
 
+  it('exports the file source\'s shadowed and invalid manifests as podconfig_source_shadowed_files_total and podconfig_source_invalid_files_total (D1, D4)', async () => {
+    const metrics = new AgentMetrics({ collectDefault: false });
+    const source: PodSource & StatusReporter = {
+      name: 'file',
+      async *updates() { yield { source: 'file', op: 'SET', pods: PodSnapshot.empty }; },
+      status: (): SourceStatus => ({ seen: true, healthy: true, pods: 1, counters: { scans: 1, invalid_files: 3, shadowed_files: 2 }, details: {} }),
+    };
+    metrics.watchSources([source], () => true);
+    const text = await metrics.registry.metrics();
+    expect(sample(text, 'podconfig_source_shadowed_files_total{source="file"}')).toBe('2');
+    expect(sample(text, 'podconfig_source_invalid_files_total{source="file"}')).toBe('3');
+  });
+
   it('observes handler call durations in seconds: a 250 ms call sums to 0.25 and falls in the 0.5 bucket, not the 0.1 one', async () => {
     const metrics = new AgentMetrics({ collectDefault: false });
     metrics.handlerCall({ handler: 'exec', call: 'sync', outcome: 'success', durationMs: 250 });

@@ -245,6 +245,7 @@ const SOURCE_COUNTER_HELP: Readonly<Record<string, string>> = {
   podconfig_source_scans_total: 'Full scans of the manifest path (the file source).',
   podconfig_source_invalid_files_total: 'Manifests found invalid, once per file each time it turns invalid (the file source).',
   podconfig_source_shadowed_files_total: 'Manifests left out because another file holds a pod of the same name (the file source).',
+  podconfig_source_duplicate_uid_files_total: 'Manifests whose pod was left out because an earlier file has a pod with the same UID (the file source).',
   podconfig_source_watch_errors_total: 'Failures of the manifest path watch, re-armed with backoff (the file source).',
   podconfig_source_polls_total: 'Polls of the manifest URL by result: success, not_modified, error (the http source).',
   podconfig_source_relists_total: 'Lists of the pods after the watch could not resume (the api source).',

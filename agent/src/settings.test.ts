@@ -90,6 +90,14 @@ describe('resolveConfig()', () => {
     expect(resolveConfig({}, { syncFrequency: 60 }, { durationsInMs: true }).syncFrequencyMs).toBe(60);
   });
 
+  it('reads --http-ready (D9): first-success when given, definitive by default, and refuses another value naming the flag', () => {
+    expect(resolveConfig({ 'http-ready': 'first-success' }, {}).httpReady).toBe('first-success');
+    expect(resolveConfig({ 'http-ready': 'definitive' }, { httpReady: 'first-success' }).httpReady).toBe('definitive');
+    expect(resolveConfig({}, { httpReady: 'first-success' }).httpReady).toBe('first-success');
+    expect(resolveConfig({}, {}).httpReady).toBe('definitive');
+    expect(invalid(() => resolveConfig({ 'http-ready': 'first' }, {}))).toBe('--http-ready: must be one of definitive, first-success, got "first"');
+  });
+
   it('names the config file in a field\'s error', () => {
     expect(invalid(() => resolveConfig({}, { readiness: 'some' }, { configFile: '/c.yaml' }))).toBe('--config /c.yaml: field "readiness": must be one of per-source, all-sources, got "some"');
   });
@@ -189,6 +197,7 @@ describe('resolveConfig()', () => {
     [{ 'kube-api-qps': '-1' }, '--kube-api-qps'],
     [{ 'kube-api-burst': '1.5' }, '--kube-api-burst'],
     [{ readiness: 'some' }, '--readiness'],
+    [{ 'http-ready': 'eventually' }, '--http-ready'],
     [{ 'manifest-url': 'ftp://x/y' }, '--manifest-url'],
     [{ 'status-address': 'localhost' }, '--status-address'],
     [{ 'metrics-bind-address': '0.0.0.0' }, '--metrics-bind-address'],

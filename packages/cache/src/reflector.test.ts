@@ -422,6 +422,75 @@ describe(Reflector.name, () => {
       expect(r.clock.sleeps).toEqual([800]);
     });
 
+    it('relists when a watch open answers "too large resource version" (D11)', async () => {
+      const r = start();
+      await watching(1);
+      // A 504 whose cause says the RV is ahead of the server (an apiserver that lost its cache): the too-large
+      // rule wins over the ≥ 500 re-watch rule, or the reflector would re-watch at an RV the server cannot serve.
+      server.failNext('watch', {
+        kind: 'status', code: 504, reason: 'Timeout', message: 'Timeout: Too large resource version: 10, current: 5',
+        causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      });
+      r.clock.advance(60_000); // the first watch lived a minute: it ended normally
+      server.closeWatches();
+      await watching(3);
+      expect(watches()[1]!.status).toBe(504);
+      expect(lists()).toHaveLength(2);
+      expect(server.requests.map((req) => [req.watch, req.status])).toEqual([
+        [false, 200], [true, 200], [true, 504], [false, 200], [true, 200],
+      ]);
+      expect(r.clock.sleeps).toEqual([800]);
+      expect(r.reflector.status()).toMatchObject({ relists: 1, lastError: { code: 'PODCONFIG_API_STATUS' } });
+    });
+
+    it('re-watches at the same RV without relisting when a watch open fails its TLS handshake (D11)', async () => {
+      const stop = new AbortController();
+      const clock = new InstantClock();
+      const pod: Pod = { ...makePod('a'), metadata: { ...makePod('a').metadata, resourceVersion: '5' } };
+      let listCalls = 0;
+      const watchRVs: (string | undefined)[] = [];
+      const listerWatcher: ListerWatcher<Pod> = {
+        list: () => {
+          listCalls++;
+          return Promise.resolve({ items: [pod], resourceVersion: '5' });
+        },
+        watch: (options, signal) => {
+          watchRVs.push(options.resourceVersion);
+          if (watchRVs.length === 1) {
+            // Lives a minute, moves the RV to 7 with a bookmark, then ends normally (a server timeout).
+            return Promise.resolve((async function* (): AsyncGenerator<WatchEvent<Pod>> {
+              yield { type: 'BOOKMARK', object: { kind: 'Pod', metadata: { resourceVersion: '7' } } };
+              clock.advance(60_000);
+            })());
+          }
+          if (watchRVs.length === 2) {
+            // What kube-client throws for a handshake that failed (core's tls-failure mapping): retryable.
+            return Promise.reject(new PodConfigError('PODCONFIG_TLS', 'TLS handshake with 10.0.0.1:6443 failed: ECONNRESET', { retryable: true }));
+          }
+          stop.abort();
+          return Promise.resolve({
+            [Symbol.asyncIterator]: () => ({
+              next: () => new Promise<IteratorResult<WatchEvent<Pod>>>((resolve) => {
+                if (signal.aborted) resolve({ done: true, value: undefined });
+                else signal.addEventListener('abort', () => resolve({ done: true, value: undefined }), { once: true });
+              }),
+            }),
+          });
+        },
+      };
+      const replaced: string[] = [];
+      const sink: ReflectorSink<Pod> = { replace: (_items, rv) => void replaced.push(rv), apply: () => undefined };
+      const reflector = new Reflector<Pod>({
+        listerWatcher, sink, logger: pino({ level: 'silent' }), clock, random: () => 0, expectedKind: 'Pod', watchList: false,
+      });
+      await reflector.run(stop.signal);
+      expect(watchRVs).toEqual(['5', '7', '7']);
+      expect(listCalls).toBe(1);
+      expect(replaced).toEqual(['5']);
+      expect(clock.sleeps).toEqual([800]);
+      expect(reflector.status()).toMatchObject({ relists: 0, watchRestarts: 2, lastSyncResourceVersion: '7', lastError: { code: 'PODCONFIG_TLS' } });
+    });
+
     it('warns of the move to a relist whatever the failure streak, where repeated re-watch failures went to debug after three', async () => {
       const lines: Record<string, unknown>[] = [];
       const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });

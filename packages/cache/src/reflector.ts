@@ -172,10 +172,12 @@ class StreamStalledError extends PodConfigError {
  *   "too large"; one unpaginated list at the original RV when a continuation page returns 410.
  * - Watch at the last RV with bookmarks and `timeoutSeconds` in [300, 599]. BOOKMARK advances the RV and
  *   pushes nothing; objects of another `kind` are skipped without advancing it.
- * - D11: transport errors, resets, stalls and 5xx re-watch at the last RV after one backoff step, without a
- *   relist; 429 likewise (honouring Retry-After). Relist (after backoff) on 410 / too-large, an undecodable
- *   stream, another API error, or after 5 consecutive failed watch attempts (an open that fails, or a stream
- *   that ends within 1 s without an event: the very short watch). A stream that ends normally re-watches at once.
+ * - D11: transport errors, resets, TLS errors, stalls, 5xx and any other API error (a 401, 403, 404 or 400; on
+ *   open, mid-stream or as an ERROR event) re-watch at the last RV after one backoff step, without a relist; 429
+ *   likewise (honouring Retry-After, and never counting towards a relist). Relist (after backoff) only on 410 /
+ *   too-large, an undecodable stream, or after 5 consecutive failed watch attempts (an open that fails, or a
+ *   stream that ends within 1 s without an event: the very short watch). A stream that ends normally re-watches
+ *   at once.
  * - D12: every failure waits `backoff.next()` (at least Retry-After, up to 60 s); success never resets the backoff
  *   early, it goes back to 0.8 s only after 2 minutes without a failure.
  *

@@ -21,6 +21,11 @@ export class HashTrie<V> implements Iterable<[string, V]> {
     return builder.build();
   }
 
+  /** @internal The root node, for the tests of how versions share structure (D17). */
+  static rootOf(trie: HashTrie<unknown>): object {
+    return trie.#root;
+  }
+
   readonly size: number;
   readonly #root: Branch<V>;
 

@@ -262,14 +262,26 @@ describe(PodMerger.name, () => {
       expect(ops(newMerger().merger.merge(set(next, 'api')))).toEqual(['ADD:a']);
     });
 
-    it('keeps the first of two pods with one UID and reports the other (D14)', () => {
+    it('keeps the incumbent of two pods with one UID, else the smaller snapshot key whatever the list order, and reports the other (D14)', () => {
+      // A snapshot is keyed, not ordered: "first" in a source's own order (file order, PodList order) is the
+      // source's to settle. The merger's rule: the pod stored before keeps the UID, else the smallest key.
       const { merger, lines } = newMerger();
-      const pods = [makePod('a', { uid: 'same' }), makePod('b', { uid: 'same' })];
-      expect(ops(merger.merge(set(pods)))).toEqual(['ADD:a']);
+      expect(ops(merger.merge(set([makePod('z', { uid: 'same' })])))).toEqual(['ADD:z']);
+      // `a` comes first in the list and has the smaller key: `z` stays, as the incumbent.
+      expect(merger.merge(set([makePod('a', { uid: 'same' }), makePod('z', { uid: 'same' })]))).toEqual([]);
+      expect(merger.pods().map((p) => p.metadata?.name)).toEqual(['z']);
       expect(lines.filter((l) => l.msg === 'duplicate pod dropped')).toEqual([expect.objectContaining({
-        reason: 'duplicate UID', pod: 'default/b', uid: 'same', winner: 'default/a',
+        reason: 'duplicate UID', pod: 'default/a', uid: 'same', winner: 'default/z', winnerUid: 'same',
       })]);
       expect(merger.stats().sources.file).toMatchObject({ duplicateNames: 0, duplicateUids: 1, dropped: 1 });
+
+      // No incumbent: the smaller key wins, though `z` comes first in the list.
+      const fresh = newMerger();
+      expect(ops(fresh.merger.merge(set([makePod('z', { uid: 'same' }), makePod('a', { uid: 'same' })])))).toEqual(['ADD:a']);
+      expect(fresh.lines.filter((l) => l.msg === 'duplicate pod dropped')).toEqual([expect.objectContaining({
+        reason: 'duplicate UID', pod: 'default/z', uid: 'same', winner: 'default/a',
+      })]);
+      expect(fresh.merger.stats().sources.file).toMatchObject({ duplicateNames: 0, duplicateUids: 1, dropped: 1 });
     });
 
     it('emits REMOVE of the old and ADD of the new pod when the name or namespace changes under one UID (D14)', () => {
@@ -397,6 +409,24 @@ describe(PodMerger.name, () => {
         makePod('w'),
       ]));
       expect(ops(out)).toEqual(['REMOVE:b,d', 'ADD:w,x,y,z', 'UPDATE:a,c']);
+    });
+
+    it('sorts DELETE by full name (D15)', () => {
+      const { merger } = newMerger();
+      merger.merge(set(['c', 'a', 'b'].map((n) => makePod(n)), 'api'));
+      const deleting = (name: string): Pod => withMeta(makePod(name), { deletionTimestamp: '2026-01-01T00:00:30Z', deletionGracePeriodSeconds: 30 });
+      const out = merger.merge(set(['c', 'a', 'b'].map(deleting), 'api'));
+      expect(ops(out)).toEqual(['DELETE:a,b,c']);
+    });
+
+    it('sorts REMOVE and RECONCILE by full name (name_namespace), not by namespace/name key or storage order (D15)', () => {
+      const { merger } = newMerger();
+      // Full names a_zz < b_default < c_default < d_kube-system; keys default/b < default/c < kube-system/d < zz/a.
+      const placed = [['d', 'kube-system'], ['b', 'default'], ['a', 'zz'], ['c', 'default']] as const;
+      const gone = placed.map(([name, namespace]) => makePod(`${name}1`, { namespace }));
+      merger.merge(set([...gone, ...placed.map(([name, namespace]) => makePod(name, { namespace }))], 'api'));
+      const out = merger.merge(set(placed.map(([name, namespace]) => makePod(name, { namespace, phase: 'Running' })), 'api'));
+      expect(ops(out)).toEqual(['REMOVE:a1,b1,c1,d1', 'RECONCILE:a,b,c,d']);
     });
 
     it('orders a first ADD by creationTimestamp even against the names\' order (D15, 93)', () => {

@@ -137,6 +137,28 @@ const uid = (u: PodSetUpdate, k: string): string | undefined => u.pods.get(k)?.m
 const expectedUid = (content: string, path: string): string | undefined =>
   decodeFilePod(content, { nodeName: NODE, origin: { kind: 'file', path } }).metadata?.uid;
 
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Resumes a run paused at a SET and lets its source scan `count` more times, then waits 300 ms more for a SET:
+ * says what came. A SET ends the wait at once (the source then pauses again, and its scans stop).
+ */
+async function quietScans(run: Run, source: FilePodSource, count: number): Promise<string> {
+  const scans = (): number => source.status().counters['scans'] ?? 0;
+  const target = scans() + count;
+  let came: string | undefined;
+  run.iterator.next().then(
+    (r) => void (came ??= r.done === true ? 'the end of the run' : `a SET of ${r.value.pods.size} pods`),
+    (err: unknown) => void (came ??= `an error: ${String(err)}`),
+  );
+  const deadline = Date.now() + 10_000;
+  while (came === undefined && scans() < target && Date.now() < deadline) await sleep(10);
+  if (came === undefined) await sleep(300);
+  if (came !== undefined) return came;
+  const ran = scans() - target + count;
+  return ran >= count ? `no SET in ${count} scans and 300 ms` : `only ${ran} scans`;
+}
+
 /** Listens on a unix socket at `path`; the returned function closes it (which removes the socket file if still there). */
 async function listenUnix(path: string): Promise<() => Promise<void>> {
   const server = createServer();
@@ -442,6 +464,27 @@ describe(FilePodSource.name, () => {
       expect(uid(next, key('web'))).not.toBe(uid(first, key('web')));
     });
 
+    it("keeps the single file's last good pod with invalidManifest 'drop' too, as the kubelet does (D4 flag, #26)", async () => {
+      const dir = await makeDir();
+      const file = join(dir, 'pod.yaml');
+      await writeFile(file, podManifestYaml('web'));
+      const { run, source, log } = start({ path: file, invalidManifest: 'drop' });
+      const first = await run.next();
+      expect(keys(first)).toEqual([key('web')]);
+      const pending = run.next(); // the source scans while someone waits for its next SET
+      await writeFile(file, INVALID_YAML);
+      const warn = await log.waitFor((l) => l.msg === 'manifest invalid');
+      expect(warn).toMatchObject({ level: WARN, file, keptLastGood: true });
+      expect(source.status()).toMatchObject({ healthy: false, pods: 1, details: { mode: 'file', invalid: [{ file }] } });
+      const fixed = podManifestYaml('web', { image: 'registry.k8s.io/pause:3.9' });
+      await writeFile(file, fixed);
+      const next = await pending; // no empty SET in between: the first SET after the invalid edit is the new content's
+      expect(keys(next)).toEqual([key('web')]);
+      expect(uid(next, key('web'))).toBe(expectedUid(fixed, file));
+      expect(uid(next, key('web'))).not.toBe(uid(first, key('web')));
+      expect(source.status().counters.sets).toBe(2);
+    });
+
     it('yields an empty SET for a single file that is invalid at start, so readiness is not blocked (D4/D5, #27)', async () => {
       const dir = await makeDir();
       const file = join(dir, 'pod.yaml');
@@ -466,22 +509,40 @@ describe(FilePodSource.name, () => {
       expect(source.status().details).toMatchObject({ shadowed: [], ignored: 1 });
     });
 
-    it('names the file whose pod has the UID of an earlier file, in details and a warning once, until it changes', async () => {
+    it('drops the pod of a later file with the UID of an earlier file, whatever the pod names, and names it in details and a warning once (D14)', async () => {
       const dir = await makeDir();
-      const pinned = (name: string): string => podManifestYaml(name).replace('metadata:\n', 'metadata:\n  uid: same-uid\n');
-      await writeFile(join(dir, 'a.yaml'), pinned('a'));
-      await writeFile(join(dir, 'b.yaml'), pinned('b'));
+      const pinned = (name: string): string => podManifestYaml(name).replace('metadata:\n', 'metadata:\n  uid: same\n');
+      const a = join(dir, 'a.yaml');
+      const b = join(dir, 'b.yaml');
+      await writeFile(a, pinned('zzz'));
+      await writeFile(b, pinned('aaa')); // the smaller key, which the merger would keep: the source decides first
       const { run, source, log } = start({ path: dir });
-      expect(keys(await run.next())).toEqual([key('a'), key('b')]); // both: the merger decides (D14)
-      const expected = { file: join(dir, 'b.yaml'), uid: 'same-uid', firstFile: join(dir, 'a.yaml') };
+      const first = await run.next();
+      expect(keys(first)).toEqual([key('zzz')]);
+      expect(uid(first, key('zzz'))).toBe('same');
+      const expected = { file: b, uid: 'same', firstFile: a };
       expect(source.status().details.duplicateUids).toEqual([expected]);
-      const warn = await log.waitFor((l) => l.msg.startsWith('manifest has the pod UID of an earlier file'));
+      expect(source.status().counters.duplicate_uid_files).toBe(1);
+      const isDuplicate = (l: LogLine): boolean => l.msg.startsWith('manifest has the pod UID of an earlier file');
+      const warn = await log.waitFor(isDuplicate);
       expect(warn).toMatchObject({ level: WARN, ...expected });
+      expect(warn.msg).toContain('dropped');
 
-      await writeFile(join(dir, 'b.yaml'), podManifestYaml('b'));
-      await run.next();
+      // Its own UID again: its pod comes in, and the warning is not repeated.
+      await writeFile(b, podManifestYaml('aaa'));
+      expect(keys(await run.next())).toEqual([key('aaa'), key('zzz')]);
       expect(source.status().details.duplicateUids).toEqual([]);
-      expect(log.lines.filter((l) => l.msg.startsWith('manifest has the pod UID of an earlier file'))).toHaveLength(1);
+      expect(log.lines.filter(isDuplicate)).toHaveLength(1);
+      // The UID once more, then the first file goes: the later file's pod takes the UID over.
+      await writeFile(b, pinned('aaa'));
+      expect(keys(await run.next())).toEqual([key('zzz')]);
+      expect(source.status().counters.duplicate_uid_files).toBe(2);
+      await unlink(a);
+      const last = await run.next();
+      expect(keys(last)).toEqual([key('aaa')]);
+      expect(uid(last, key('aaa'))).toBe('same');
+      expect(source.status().details.duplicateUids).toEqual([]);
+      expect(log.lines.filter(isDuplicate)).toHaveLength(2);
     });
 
     it('lets the first file in byte order win a duplicate, reports the shadow, and keeps the pod when the shadow goes (D1, #28)', async () => {
@@ -956,6 +1017,26 @@ describe(FilePodSource.name, () => {
       expect(msgs(log.lines, 'manifest path does not exist')).toHaveLength(1);
     });
 
+    it('yields the empty SET of a missing path once, not once per scan, with a short period (D5, #23)', async () => {
+      const path = join(await makeDir(), 'absent');
+      const { run, source, log } = start({ path, periodMs: 20 });
+      expect((await run.next()).pods.size).toBe(0);
+      expect(await quietScans(run, source, 10)).toBe('no SET in 10 scans and 300 ms');
+      expect(msgs(log.lines, 'manifest path does not exist')).toHaveLength(1);
+      expect(source.status()).toMatchObject({ seen: true, provisional: false, pods: 0, counters: { sets: 1 }, details: { mode: 'missing' } });
+    });
+
+    it('yields one empty SET when a directory that had pods is removed, not one per scan, with a short period (D5, #38)', async () => {
+      const dir = await manifestsDirWithA();
+      const { run, source, log } = start({ path: dir, periodMs: 20 });
+      expect(keys(await run.next())).toEqual([key('a')]);
+      await rm(dir, { recursive: true });
+      expect((await run.next()).pods.size).toBe(0);
+      expect(await quietScans(run, source, 10)).toBe('no SET in 10 scans and 300 ms');
+      expect(msgs(log.lines, 'manifest path does not exist')).toHaveLength(1);
+      expect(source.status()).toMatchObject({ seen: true, provisional: false, pods: 0, counters: { sets: 2 }, details: { mode: 'missing' } });
+    });
+
     it('reports the invalid file by its reason in details, and names the file in lastError', async () => {
       const dir = await makeDir();
       await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
@@ -1399,6 +1480,14 @@ describe(FilePodSource.name, () => {
       const { run, source } = start({ path: dir, invalidManifest: 'drop' });
       expect((await run.next()).pods.size).toBe(0);
       expect(source.status()).toMatchObject({ seen: true, provisional: false, healthy: false });
+    });
+
+    it("is provisional for a single file invalid at start in 'drop' mode too: a single file keeps its pod in either mode (D4, #27)", async () => {
+      const file = join(await makeDir(), 'pod.yaml');
+      await writeFile(file, INVALID_YAML);
+      const { run, source } = start({ path: file, invalidManifest: 'drop' });
+      expect((await run.next()).pods.size).toBe(0);
+      expect(source.status()).toMatchObject({ seen: true, provisional: true, healthy: false, details: { mode: 'file', holdingOrphanKills: [file] } });
     });
 
     it('counts a scan of an unusable path as an error', async () => {

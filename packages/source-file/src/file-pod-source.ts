@@ -39,7 +39,10 @@ export interface FilePodSourceOptions {
   readonly periodMs?: number;
   /** Quiet period after filesystem events before the re-scan (D3). Default 100. */
   readonly debounceMs?: number;
-  /** D4: `'keep'` (default) keeps a file's last good pod while it is invalid; `'drop'` is the kubelet's behaviour. */
+  /**
+   * D4: `'keep'` (default) keeps a file's last good pod while it is invalid; `'drop'` is the kubelet's behaviour: an
+   * invalid file's pod goes in directory mode, and a single file keeps its last good pod (as with `'keep'`).
+   */
   readonly invalidManifest?: 'keep' | 'drop';
   /** D2: `'default'` skips editor artefacts; `'none'` reads every non-dot file. */
   readonly manifestFilter?: 'default' | 'none';
@@ -124,7 +127,7 @@ export class FilePodSource implements PodSource, StatusReporter {
   /** The entries not read that an operator may have meant as manifests (not dot-files), at most MAX_LISTED_IGNORED. */
   #ignoredFiles: { file: string; reason: string }[] = [];
   #watchState: 'none' | 'active' | 'retrying' = 'none';
-  readonly #counters = { scans: 0, sets: 0, errors: 0, invalid_files: 0, shadowed_files: 0, watch_errors: 0 };
+  readonly #counters = { scans: 0, sets: 0, errors: 0, invalid_files: 0, shadowed_files: 0, duplicate_uid_files: 0, watch_errors: 0 };
 
   // Once-per-change logging.
   #pathState = '';
@@ -331,14 +334,16 @@ export class FilePodSource implements PodSource, StatusReporter {
     this.#lastSuccessTime = new Date(this.#clock.now());
     this.#mode = result.mode;
     this.#pathChanged(result.mode, () => this.#log.info({ mode: result.mode }, 'manifest path found'));
-    const set = await builder.build(result.entries, signal);
+    const set = await builder.build(result.entries, { mode: result.mode, signal });
     this.#report(set);
     return { set, directory: result.mode === 'directory' };
   }
 
   #report(set: ManifestSet): void {
-    // In `drop` mode (the kubelet's) an invalid file has no pod by choice: nothing to hold for it.
-    const holding = new Set(this.#invalidManifest === 'keep' ? set.invalid.filter(mayHoldAPod).map((i) => i.file) : []);
+    // In `drop` mode (the kubelet's) an invalid file in a directory has no pod by choice: nothing to hold for it. A
+    // single file keeps its last good pod in either mode (the kubelet's does), and so holds as in `keep` mode.
+    const keepsLastGood = this.#invalidManifest === 'keep' || this.#mode === 'file';
+    const holding = new Set(keepsLastGood ? set.invalid.filter(mayHoldAPod).map((i) => i.file) : []);
     const invalidStates = new Map(set.invalid.map((i) => [i.file, `${i.kept}:${i.error.message}`]));
     for (const file of this.#invalidSeen.update(invalidStates)) {
       const item = set.invalid.find((i) => i.file === file);
@@ -359,7 +364,8 @@ export class FilePodSource implements PodSource, StatusReporter {
     for (const file of this.#duplicateUidsSeen.update(new Map(set.duplicateUids.map((d) => [d.file, `${d.firstFile}:${d.uid}`])))) {
       const item = set.duplicateUids.find((d) => d.file === file);
       if (item === undefined) continue;
-      this.#log.warn({ file, firstFile: item.firstFile, uid: item.uid }, 'manifest has the pod UID of an earlier file (the merger keeps one pod per UID)');
+      this.#counters.duplicate_uid_files++;
+      this.#log.warn({ file, firstFile: item.firstFile, uid: item.uid }, 'manifest has the pod UID of an earlier file; its pod is dropped (the first file wins)');
     }
     // The kubelet drops them without a word; a second pod written into a manifest would vanish without a trace.
     for (const file of this.#laterDocumentsSeen.update(new Map(set.laterDocuments.map((f) => [f, ''])))) {
@@ -394,7 +400,7 @@ export class FilePodSource implements PodSource, StatusReporter {
   #toldValidAgain(set: ManifestSet, invalidNow: ReadonlyMap<string, string>): void {
     const left = this.#invalid.filter((i) => !invalidNow.has(i.file));
     if (left.length === 0) return;
-    const decoded = new Set([...set.pods.map((p) => p.file), ...set.shadowed.map((s) => s.file)]);
+    const decoded = new Set([...set.pods.map((p) => p.file), ...set.shadowed.map((s) => s.file), ...set.duplicateUids.map((d) => d.file)]);
     for (const { file } of left) {
       if (decoded.has(file)) this.#log.info({ file }, 'manifest valid again');
       else this.#log.debug({ file }, 'invalid manifest gone');

@@ -19,12 +19,20 @@ describe(ManifestSetBuilder.name, () => {
       expect(shadowUid).not.toBe(set.pods[0]?.pod.metadata?.uid);
     });
 
-    it('names the files whose pods share a UID written in them, and keeps both pods (the merger keeps one per UID, D14)', async () => {
+    it('keeps the pod of the first file in byte order among those sharing a UID written in them, and names the others (D14)', async () => {
       const builder = new ManifestSetBuilder({ nodeName: 'n1', invalidManifest: 'keep' });
       const pinned = (name: string): string => podManifestYaml(name).replace('metadata:\n', 'metadata:\n  uid: same-uid\n');
-      const set = await builder.build([manifest('/m/a.yaml', pinned('a')), manifest('/m/b.yaml', podManifestYaml('b')), manifest('/m/c.yaml', pinned('c'))]);
-      expect(set.pods.map((p) => p.key)).toEqual(['default/a-n1', 'default/b-n1', 'default/c-n1']);
-      expect(set.duplicateUids).toEqual([{ file: '/m/c.yaml', uid: 'same-uid', firstFile: '/m/a.yaml' }]);
+      const set = await builder.build([
+        manifest('/m/a.yaml', pinned('zzz')),
+        manifest('/m/b.yaml', podManifestYaml('b')),
+        manifest('/m/c.yaml', pinned('aaa')), // the smaller key does not win: the earlier file does
+        manifest('/m/d.yaml', pinned('d')),
+      ]);
+      expect(set.pods.map((p) => [p.key, p.file])).toEqual([['default/zzz-n1', '/m/a.yaml'], ['default/b-n1', '/m/b.yaml']]);
+      expect(set.duplicateUids).toEqual([
+        { file: '/m/c.yaml', uid: 'same-uid', firstFile: '/m/a.yaml' },
+        { file: '/m/d.yaml', uid: 'same-uid', firstFile: '/m/a.yaml' },
+      ]);
       // A name shadow is not also a UID duplicate: the shadowed file's pod is not in the set.
       const shadow = await builder.build([manifest('/m/a.yaml', pinned('a')), manifest('/m/b.yaml', pinned('a'))]);
       expect(shadow.shadowed).toHaveLength(1);
@@ -42,12 +50,21 @@ describe(ManifestSetBuilder.name, () => {
       expect((await builder.build([manifest('/m/a.yaml', BROKEN)])).pods).toEqual([]); // deleted, then back invalid: nothing to keep
     });
 
-    it("drops an invalid file's pod with invalidManifest 'drop'", async () => {
+    it("drops an invalid file's pod with invalidManifest 'drop' in a directory", async () => {
       const builder = new ManifestSetBuilder({ nodeName: 'n1', invalidManifest: 'drop' });
-      await builder.build([manifest('/m/a.yaml', podManifestYaml('a'))]);
-      const set = await builder.build([manifest('/m/a.yaml', BROKEN)]);
+      await builder.build([manifest('/m/a.yaml', podManifestYaml('a'))], { mode: 'directory' });
+      const set = await builder.build([manifest('/m/a.yaml', BROKEN)], { mode: 'directory' });
       expect(set.pods).toEqual([]);
       expect(set.invalid.map((i) => [i.file, i.kept])).toEqual([['/m/a.yaml', false]]);
+      expect((await builder.build([manifest('/m/a.yaml', BROKEN)])).pods).toEqual([]); // directory is the default mode
+    });
+
+    it("keeps a single file's last good pod with invalidManifest 'drop' too, as the kubelet does (D4, #26)", async () => {
+      const builder = new ManifestSetBuilder({ nodeName: 'n1', invalidManifest: 'drop' });
+      const good = await builder.build([manifest('/m/pod.yaml', podManifestYaml('a'))], { mode: 'file' });
+      const set = await builder.build([manifest('/m/pod.yaml', BROKEN)], { mode: 'file' });
+      expect(set.pods).toEqual(good.pods);
+      expect(set.invalid.map((i) => [i.file, i.kept])).toEqual([['/m/pod.yaml', true]]);
     });
 
     it('keeps the last good pod for an unreadable entry such as a dangling symlink (D4)', async () => {

@@ -27,8 +27,9 @@ export interface ShadowedManifest {
 }
 
 /**
- * A winning file whose pod has the UID of an earlier winning file's pod (a `metadata.uid` written in both). The
- * file source does not choose between them: the merger keeps one per UID (D14); this names the files.
+ * A winning file whose pod has the UID of an earlier winning file's pod (a `metadata.uid` written in both): its pod
+ * is left out of the set, the first file in byte order wins (D14, in the order D1 uses for names). Left to the
+ * merger, the pod with the smaller `namespace/name` would win, which may be the later file's.
  */
 export interface DuplicateUidManifest {
   readonly file: string;
@@ -41,7 +42,7 @@ export interface DuplicateUidManifest {
 export type SkippedEntry = Extract<ScannedEntry, { kind: 'skipped' }>;
 
 export interface ManifestSet {
-  /** The winning pods, in the byte order of their files. */
+  /** The winning pods, in the byte order of their files: one per `namespace/name` (D1) and one per UID (D14). */
   readonly pods: readonly ManifestPod[];
   readonly invalid: readonly InvalidManifest[];
   readonly shadowed: readonly ShadowedManifest[];
@@ -53,8 +54,19 @@ export interface ManifestSet {
 
 export interface ManifestSetBuilderOptions {
   readonly nodeName: string;
-  /** D4: `'keep'` keeps a file's last good pod while the file is invalid; `'drop'` drops it. */
+  /**
+   * D4: `'keep'` keeps a file's last good pod while the file is invalid; `'drop'` drops it in directory mode (the
+   * kubelet's relist), and keeps it in single-file mode as `'keep'` does (the kubelet keeps the last good pod of a
+   * single file that turns invalid: spec §2.2, checklist 26).
+   */
   readonly invalidManifest: 'keep' | 'drop';
+}
+
+export interface BuildOptions {
+  /** What the scan read: a directory's entries (default) or the single file of a single-file path. */
+  readonly mode?: 'directory' | 'file';
+  /** Aborts the build: it rejects with `signal.reason`. */
+  readonly signal?: AbortSignal;
 }
 
 type Decoded = { readonly pod: Pod; readonly laterDocuments: boolean } | { readonly error: PodConfigError };
@@ -62,7 +74,7 @@ type Decoded = { readonly pod: Pod; readonly laterDocuments: boolean } | { reado
 /**
  * Turns one scan's entries into the source's pod set: decodes each manifest (reusing the previous
  * result when the bytes are unchanged, so an unchanged file yields the very same `Pod` object),
- * applies per-file last-known-good (D4) and first-file-wins for duplicate keys (D1).
+ * applies per-file last-known-good (D4) and first-file-wins for duplicate keys (D1) and UIDs (D14).
  * Entries are consumed one at a time and their bytes are not kept (only a SHA-256 per file and the
  * decoded result), so a build holds no more files' bytes than the scan reads ahead.
  * State is per file path and lives as long as the source.
@@ -80,7 +92,10 @@ export class ManifestSetBuilder {
    * Decodes each entry before asking for the next one; a large YAML file is parsed on the manifest package's
    * worker thread, off the event loop. Rejects with `signal.reason` if `signal` aborts meanwhile.
    */
-  async build(entries: AsyncIterable<ScannedEntry> | Iterable<ScannedEntry>, signal?: AbortSignal): Promise<ManifestSet> {
+  async build(entries: AsyncIterable<ScannedEntry> | Iterable<ScannedEntry>, options: BuildOptions = {}): Promise<ManifestSet> {
+    const { mode = 'directory', signal } = options;
+    // D4: 'drop' is the kubelet's directory relist; its single-file mode keeps the last good pod, as 'keep' does.
+    const keepLastGood = this.#o.invalidManifest === 'keep' || mode === 'file';
     const present = new Set<string>();
     const candidates: ManifestPod[] = [];
     const invalid: InvalidManifest[] = [];
@@ -99,7 +114,7 @@ export class ManifestSetBuilder {
         candidates.push({ key: podKey(result.pod), file: entry.file, pod: result.pod });
         continue;
       }
-      const last = this.#o.invalidManifest === 'keep' ? this.#lastGood.get(entry.file) : undefined;
+      const last = keepLastGood ? this.#lastGood.get(entry.file) : undefined;
       if (last === undefined) this.#lastGood.delete(entry.file);
       else candidates.push({ key: podKey(last), file: entry.file, pod: last });
       invalid.push({ file: entry.file, error: result.error, kept: last !== undefined });
@@ -115,8 +130,8 @@ export class ManifestSetBuilder {
       if (winner === undefined) winners.set(candidate.key, candidate);
       else shadowed.push({ file: candidate.file, shadowedBy: winner.file, pod: candidate.key, uid: candidate.pod.metadata?.uid ?? '' });
     }
-    const pods = [...winners.values()];
-    return { pods, invalid, shadowed, duplicateUids: duplicateUids(pods), skipped, laterDocuments };
+    const { pods, duplicateUids } = firstPerUid([...winners.values()]);
+    return { pods, invalid, shadowed, duplicateUids, skipped, laterDocuments };
   }
 
   /** Forgets everything (the path is gone: every file was deleted). */
@@ -145,18 +160,27 @@ export class ManifestSetBuilder {
   }
 }
 
-/** Winners whose pod UID an earlier winner has (only a `metadata.uid` written in the manifest can repeat: D6). */
-function duplicateUids(pods: readonly ManifestPod[]): DuplicateUidManifest[] {
+/**
+ * D14, first wins: the winners (in the byte order of their files) without each one whose pod UID an earlier winner
+ * has, and those left out. Only a `metadata.uid` written in the manifest can repeat (D6).
+ */
+function firstPerUid(winners: readonly ManifestPod[]): { pods: ManifestPod[]; duplicateUids: DuplicateUidManifest[] } {
   const firstFiles = new Map<string, string>();
-  const found: DuplicateUidManifest[] = [];
-  for (const { file, pod } of pods) {
-    const uid = pod.metadata?.uid;
-    if (uid === undefined || uid === null) continue;
-    const firstFile = firstFiles.get(uid);
-    if (firstFile === undefined) firstFiles.set(uid, file);
-    else found.push({ file, uid, firstFile });
+  const pods: ManifestPod[] = [];
+  const duplicateUids: DuplicateUidManifest[] = [];
+  for (const winner of winners) {
+    const uid = winner.pod.metadata?.uid ?? undefined;
+    if (uid !== undefined) {
+      const firstFile = firstFiles.get(uid);
+      if (firstFile !== undefined) {
+        duplicateUids.push({ file: winner.file, uid, firstFile });
+        continue;
+      }
+      firstFiles.set(uid, winner.file);
+    }
+    pods.push(winner);
   }
-  return found;
+  return { pods, duplicateUids };
 }
 
 /**

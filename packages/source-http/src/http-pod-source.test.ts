@@ -625,6 +625,22 @@ describe(HttpPodSource.name, () => {
       expect(logs.entries().filter((e) => e.msg.startsWith('duplicate pod'))).toMatchObject([{ level: 40, pod: 'default/a-node-a' }]);
     });
 
+    it('keeps the first of two pods with the same UID in a PodList, not the smaller name, and warns once per body (D14)', async () => {
+      const pinned = (name: string): object => {
+        const pod = podObject(name) as { metadata: Record<string, unknown> };
+        return { ...pod, metadata: { ...pod.metadata, uid: 'pinned-uid' } };
+      };
+      const body = podListJson(pinned('zzz'), pinned('aaa'));
+      const server = await serve([ok(body), ok(body), ok(A)]);
+      const { source, logs } = makeSource(`${server.origin}/pods`);
+      const updates = await first(source, 2);
+      expect(updates.map(names)).toEqual([['zzz-node-a'], ['a-node-a']]);
+      expect(server.requests).toHaveLength(3);
+      expect(logs.entries().filter((e) => e.msg.startsWith('duplicate pod'))).toEqual([expect.objectContaining({
+        level: 40, msg: 'duplicate pod UID in manifest, the first one wins', pod: 'default/aaa-node-a', winner: 'default/zzz-node-a', uid: 'pinned-uid',
+      })]);
+    });
+
     it('emits its first SET for a first answer of 404', async () => {
       const server = await serve([reply(404)]);
       const { source } = makeSource(`${server.origin}/pods`);

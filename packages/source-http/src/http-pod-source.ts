@@ -15,8 +15,10 @@ import {
   PodSnapshot,
   errorMessage,
   exponentialBackoff,
+  podKey,
   podRef,
   podUid,
+  type Pod,
   safeUrl,
   trustedCas,
   withGoServerVerification,
@@ -424,15 +426,22 @@ export class HttpPodSource implements PodSource, StatusReporter {
       this.#rejected = { key, error: err };
       throw err;
     }
+    // Duplicates are settled here, in PodList order (D14: the first wins), in the merger's two stages: by
+    // namespace/name, then by UID among the survivors. The merger, given a keyed snapshot without an order, would
+    // keep the pod with the smallest namespace/name of a UID instead. Logged once per new body, like the rest.
     const { snapshot, duplicates } = PodSnapshot.from(decoded);
     for (const pod of duplicates) {
       this.#log.warn({ pod: podRef(pod), uid: podUid(pod) }, 'duplicate pod in manifest, the first one wins');
+    }
+    const { pods, sameUid } = firstPerUid(decoded, snapshot);
+    for (const { pod, winner } of sameUid) {
+      this.#log.warn({ pod: podRef(pod), winner: podRef(winner), uid: podUid(pod) }, 'duplicate pod UID in manifest, the first one wins');
     }
     // Once per new body. The kubelet drops them without a word: a pod written in a second document would vanish.
     if (hasLaterYamlDocuments(res.body)) {
       this.#log.warn({}, 'manifest has YAML documents after the first; only the first is read (a Pod or a PodList)');
     }
-    return this.#apply(snapshot, key, res.etag, res.lastModified, 'body');
+    return this.#apply(pods, key, res.etag, res.lastModified, 'body');
   }
 
   #decode(body: Uint8Array | ParsedManifest): ReturnType<typeof decodeHttpPods> {
@@ -513,6 +522,31 @@ export class HttpPodSource implements PodSource, StatusReporter {
     else this.#log.debug(fields, 'manifest poll failed again');
     this.#lastFailureMessage = message;
   }
+}
+
+/**
+ * `snapshot` (the PodList's first pod per `namespace/name`) without every pod whose UID an earlier pod of `list`
+ * kept in it has (D14: first wins, in PodList order), and the pods dropped so, each with the pod that kept the UID.
+ * The snapshot itself when no UID repeats (the usual case: only a pinned `metadata.uid` can, D6).
+ */
+function firstPerUid(list: readonly Pod[], snapshot: PodSnapshot): { pods: PodSnapshot; sameUid: { pod: Pod; winner: Pod }[] } {
+  const winners = new Map<string, Pod>();
+  const sameUid: { pod: Pod; winner: Pod }[] = [];
+  let pods = snapshot;
+  for (const pod of list) {
+    const key = podKey(pod);
+    // A pod that lost on its name is not in the snapshot: it takes no UID from anyone.
+    if (snapshot.get(key) !== pod) continue;
+    const uid = podUid(pod);
+    const winner = winners.get(uid);
+    if (winner === undefined) {
+      winners.set(uid, pod);
+      continue;
+    }
+    sameUid.push({ pod, winner });
+    pods = pods.without(key);
+  }
+  return { pods, sameUid };
 }
 
 /** Sends each plain-http request to the proxy in absolute form (core's `toAbsoluteForm`). */
