@@ -43,6 +43,9 @@ export function scenarios(tiny: boolean): Scenario[] {
       events: n(20_000, 300), nodeName: 'node-a', rate: 0, clients: ALL },
     { kind: 'api', id: 'cluster-50000', title: `${n(50_000, 500)} pods cluster-wide (no node selector), ${n(20_000, 300)} events`,
       pods: n(50_000, 500), events: n(20_000, 300), nodeName: undefined, rate: 0, clients: ALL, maxStreamMs: 30_000 },
+    // D17: per-event cost flat up to 100,000 pods. client-node and client-go do not reach the marker at 50,000.
+    { kind: 'api', id: 'cluster-100000', title: `${n(100_000, 600)} pods cluster-wide (no node selector), ${n(20_000, 300)} events (D17, podconfig and the limit)`,
+      pods: n(100_000, 600), events: n(20_000, 300), nodeName: undefined, rate: 0, clients: ['podconfig', 'limit'], maxStreamMs: 30_000 },
     { kind: 'api', id: 'cluster-50000-keep-mf', title: `cluster-50000 with --keep-managed-fields (podconfig only: memory like for like with the limit)`,
       pods: n(50_000, 500), events: n(20_000, 300), nodeName: undefined, rate: 0, clients: ['podconfig'], maxStreamMs: 30_000, keepManagedFields: true },
     { kind: 'api', id: 'latency-2000', title: `110 pods, ${n(10_000, 200)} events at 2,000 events/s (latency)`, pods: 110,
