@@ -48,6 +48,19 @@ describe('podconfig-agent kubelet-compatibility flags', () => {
     await a.waitForLog((l) => l.component === 'sync.log' && l['op'] === 'kill' && l['pod'] === `default/web-${NODE}`);
   });
 
+  it('--invalid-manifest=drop keeps the last good pod of a single-file path that turns invalid, as the kubelet does (D4 flag, checklist 26)', async () => {
+    const file = join(manifests, 'web.yaml');
+    await writeFile(file, podManifestYaml('web'));
+    const a = (agent = await AgentProcess.start(['--node-name', NODE, '--pod-manifest-path', file, '--file-check-frequency', '1h', '--handler', 'log', '--invalid-manifest=drop']));
+    await podsAre(a, [`default/web-${NODE}`]);
+    await a.waitForLog((l) => l.component === 'sync.log' && l['op'] === 'create');
+    await writeFile(file, 'kind: Pod\n');
+    const invalid = await a.waitForLog((l) => l.component === 'source.file' && l.msg === 'manifest invalid');
+    expect(invalid['keptLastGood']).toBe(true);
+    expect(await a.podNames()).toEqual([`default/web-${NODE}`]);
+    expect(a.logs.filter((l) => l.component === 'sync.log' && l['op'] === 'kill')).toEqual([]);
+  });
+
   it('--manifest-filter=none reads editor artefacts like the kubelet; the default ignores them (D2)', async () => {
     await writeFile(join(manifests, 'web.yaml'), podManifestYaml('web'));
     await writeFile(join(manifests, 'web.yaml.bak'), podManifestYaml('backup'));
