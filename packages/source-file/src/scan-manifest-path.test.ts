@@ -106,9 +106,11 @@ describe('scanManifestPath', () => {
     expect(seen).toEqual(['a-fifo-link.yaml not-regular', `b.yaml ${podManifestYaml('b')}`]);
   });
 
-  it('fails, reading nothing, when a directory has more entries to read than maxEntries; filtered names do not count', async () => {
+  it('fails, reading nothing, when a directory has more entries to read than maxEntries; filtered names, sub-directories and FIFOs do not count', async () => {
     const dir = await makeDir();
     for (const name of ['a.yaml', 'b.yaml', 'c.yaml', '.x.yaml', 'd.yaml~']) await writeFile(join(dir, name), podManifestYaml('p'));
+    for (const name of ['sub-1', 'sub-2', 'sub-3']) await mkdir(join(dir, name));
+    await promisify(execFile)('mkfifo', [join(dir, 'fifo.yaml')]);
     const atLimit = await scanManifestPath(dir, { filter, maxEntries: 3 }, signal);
     expect(atLimit.mode).toBe('directory');
     const over = await scanManifestPath(dir, { filter, maxEntries: 2 }, signal);

@@ -79,7 +79,8 @@ export async function scanManifestPath(path: string, options: ScanOptions, signa
     const file = join(path, d.name);
     return { file, order: Buffer.from(file), skip: options.filter(d.name), type: listedType(d) };
   });
-  const candidates = files.reduce((n, f) => (f.skip === undefined ? n + 1 : n), 0);
+  // What a scan reads: sub-directories and special files are reported, not read, so they do not count.
+  const candidates = files.reduce((n, f) => (f.skip === undefined && (f.type === 'file' || f.type === 'symlink') ? n + 1 : n), 0);
   if (candidates > options.maxEntries) {
     const error = new PodConfigError(
       'PODCONFIG_SOURCE_UNAVAILABLE',
