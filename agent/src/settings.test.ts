@@ -68,9 +68,12 @@ describe('resolveConfig()', () => {
     expect(resolveConfig({ 'node-name': ' Node-A ' }, {}).nodeName).toBe('node-a');
   });
 
-  it('treats a zero frequency in the config file as unset (KubeletConfiguration rule, as kubeadm writes them)', () => {
+  it('treats a zero frequency in the config file as unset (KubeletConfiguration rule, as kubeadm writes them), and refuses --sync-frequency=0 as the kubelet does', () => {
     const c = resolveConfig({}, { fileCheckFrequency: '0s', httpCheckFrequency: '0s', syncFrequency: '0s' });
     expect([c.fileCheckFrequencyMs, c.httpCheckFrequencyMs, c.syncFrequencyMs]).toEqual([20_000, 20_000, 60_000]);
+    // A flag is applied after the kubelet's defaults: --sync-frequency=0 reaches its check and stops it.
+    expect(() => resolveConfig({ 'sync-frequency': '0s' }, {})).toThrow('--sync-frequency: must be greater than 0 (the kubelet\'s "invalid sync frequency")');
+    expect(() => resolveConfig({ 'sync-frequency': '0' }, { syncFrequency: '1m' })).toThrow('--sync-frequency: must be greater than 0');
   });
 
   it('takes durations up to the longest timer Node.js sets, and rejects longer ones', () => {

@@ -79,7 +79,11 @@ const optionalPath = (raw: unknown, what: string): string | undefined => {
 };
 /** `--kubeconfig`: a path, or "" given on purpose: standalone mode, whatever `KUBECONFIG` or `~/.kube/config` say. */
 const kubeconfigPath = (raw: unknown, what: string): string => str(raw, what).trim();
-const duration = (opts: { positive?: boolean; zeroIsDefault?: number } = {}) => (raw: unknown, what: string, ctx: ParseContext): number => {
+/**
+ * `zeroIsDefault`: a zero means the default, as a KubeletConfiguration field's zero is unset; with
+ * `zeroFlagRefused`, only in the file: the kubelet applies flags after its defaults, so a zero flag reaches its check.
+ */
+const duration = (opts: { positive?: boolean; zeroIsDefault?: number; zeroFlagRefused?: boolean } = {}) => (raw: unknown, what: string, ctx: ParseContext): number => {
   if (typeof raw === 'number' && !ctx.durationsInMs) {
     throw new ConfigInvalidError(`${what}: must be a duration string like "20s", got the number ${String(raw)}`);
   }
@@ -90,6 +94,7 @@ const duration = (opts: { positive?: boolean; zeroIsDefault?: number } = {}) => 
   if (ms > 0 && ms < 1) throw new ConfigInvalidError(`${what}: must be 0 or at least 1ms, got ${formatDuration(ms)}`);
   // A longer timer would fire at once (Node.js's TimeoutOverflowWarning), not late.
   if (!(ms <= MAX_TIMER_MS)) throw new ConfigInvalidError(`${what}: must be at most ${formatDuration(MAX_TIMER_MS)}, the longest timer Node.js sets`);
+  if (ms === 0 && opts.zeroFlagRefused === true && ctx.fromFlag) throw new ConfigInvalidError(`${what}: must be greater than 0 (the kubelet's "invalid sync frequency")`);
   if (ms === 0 && opts.zeroIsDefault !== undefined) return opts.zeroIsDefault; // KubeletConfiguration: zero means unset
   if (ms === 0 && opts.positive === true) throw new ConfigInvalidError(`${what}: must be greater than 0`);
   return ms;
@@ -260,7 +265,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'keepManagedFields', flag: 'keep-managed-fields', field: 'keepManagedFields', arg: 'true|false', isBool: true,
     help: 'keep metadata.managedFields on apiserver pods (dropped by default, as kube-scheduler\'s informers do)', parse: bool, fallback: () => false },
   { key: 'syncFrequencyMs', flag: 'sync-frequency', field: 'syncFrequency', arg: 'DURATION',
-    help: 'periodic re-sync of every pod with the handlers (jittered up to +50%)', parse: duration({ zeroIsDefault: DEFAULTS.syncFrequencyMs }), fallback: () => DEFAULTS.syncFrequencyMs },
+    help: 'periodic re-sync of every pod with the handlers (jittered up to +50%)', parse: duration({ zeroIsDefault: DEFAULTS.syncFrequencyMs, zeroFlagRefused: true }), fallback: () => DEFAULTS.syncFrequencyMs },
   { key: 'readiness', flag: 'readiness', field: 'readiness', arg: 'per-source|all-sources',
     help: 'per-source: a pod is killed once its own source is ready (D10); all-sources: the kubelet rule', parse: oneOf(['per-source', 'all-sources'] as const), fallback: () => 'per-source' },
   { key: 'handlers', flag: 'handler', field: 'handlers', arg: 'SPEC', repeatable: true,
