@@ -165,14 +165,15 @@ describe(decodeFilePod.name, () => {
       expect(pointer.spec?.nodeSelector).toEqual({});
     });
 
-    it('drops empty strings where the API types hold a string value (workingDir), keeps them where a pointer (runtimeClassName)', () => {
+    it('drops empty strings where the API types hold a string value (workingDir), keeps them where a pointer (hostPath.type)', () => {
       const plain = decodeFilePod(podManifestYaml('web'), file('/m/web.yaml'));
       const explicit = decodeFilePod(withExtra('    workingDir: ""\n    terminationMessagePath: ""\n  hostname: ""'), file('/m/web.yaml'));
       // terminationMessagePath "" is no value: it is defaulted as if absent, as the kubelet's defaulting does.
       expect(explicit).toEqual(plain);
-      const pointer = decodeFilePod(withExtra('  runtimeClassName: ""'), file('/m/web.yaml'));
-      expect(pointer.spec?.runtimeClassName).toBe('');
-      expect(pointer.metadata?.uid).toBe(plain.metadata?.uid); // the UID (D6) leaves every "" out
+      const absent = decodeFilePod(withExtra('  volumes: [{name: data, hostPath: {path: /d}}]'), file('/m/web.yaml'));
+      const pointer = decodeFilePod(withExtra('  volumes: [{name: data, hostPath: {path: /d, type: ""}}]'), file('/m/web.yaml'));
+      expect(pointer.spec?.volumes?.[0]?.hostPath?.type).toBe('');
+      expect(pointer.metadata?.uid).toBe(absent.metadata?.uid); // the UID (D6) leaves every "" out
     });
 
     it('gives quantities written as numbers or strings the same UID', () => {

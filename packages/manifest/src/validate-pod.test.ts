@@ -217,6 +217,62 @@ describe(validatePod.name, () => {
     });
   });
 
+  describe('paths, IDs and init containers (ValidatePodCreate)', () => {
+    it('refuses a host path or a sub-path that climbs out with .., and an absolute sub-path', () => {
+      const volumes = [{ name: 'data', hostPath: { path: '/var/lib/../../etc' } }, { name: 'ok', hostPath: { path: '/var/lib/app..d' } }];
+      const mounts = [
+        { name: 'ok', mountPath: '/a', subPath: '../../etc' },
+        { name: 'ok', mountPath: '/b', subPath: '/etc' },
+        { name: 'ok', mountPath: '/c', subPathExpr: 'logs/$(POD_NAME)' },
+      ];
+      expect(validatePod(pod({ volumes, containers: [container('main', { volumeMounts: mounts })] }))).toEqual([
+        'spec.volumes[0].hostPath.path: Invalid value: "/var/lib/../../etc": must not contain \'..\'',
+        'spec.containers[0].volumeMounts[0].subPath: Invalid value: "../../etc": must not contain \'..\'',
+        'spec.containers[0].volumeMounts[1].subPath: Invalid value: "/etc": must be a relative path',
+      ]);
+    });
+
+    it('requires a container\'s mount paths to be unique', () => {
+      const volumes = [{ name: 'a', emptyDir: {} }, { name: 'b', emptyDir: {} }];
+      const mounts = [{ name: 'a', mountPath: '/data' }, { name: 'b', mountPath: '/data' }];
+      expect(validatePod(pod({ volumes, containers: [container('main', { volumeMounts: mounts })] }))).toEqual([
+        'spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/data": must be unique',
+      ]);
+    });
+
+    it('requires user and group IDs between 0 and 2147483647, in the pod\'s and a container\'s security context', () => {
+      const spec = {
+        securityContext: { runAsUser: -1, runAsGroup: 2147483648, fsGroup: 0, supplementalGroups: [1000, -5] },
+        containers: [container('main', { securityContext: { runAsUser: 2147483647, runAsGroup: -1 } })],
+      };
+      expect(validatePod(pod(spec))).toEqual([
+        'spec.containers[0].securityContext.runAsGroup: Invalid value: -1: must be between 0 and 2147483647, inclusive',
+        'spec.securityContext.runAsUser: Invalid value: -1: must be between 0 and 2147483647, inclusive',
+        'spec.securityContext.runAsGroup: Invalid value: 2147483648: must be between 0 and 2147483647, inclusive',
+        'spec.securityContext.supplementalGroups[1]: Invalid value: -5: must be between 0 and 2147483647, inclusive',
+      ]);
+    });
+
+    it('forbids probes and lifecycle hooks on an init container that is not a sidecar (restartPolicy Always)', () => {
+      const probe = { exec: { command: ['true'] } };
+      const init = container('init', { livenessProbe: probe, lifecycle: { preStop: { exec: { command: ['true'] } } } });
+      const sidecar = container('sidecar', { restartPolicy: 'Always', livenessProbe: probe, readinessProbe: probe, startupProbe: probe });
+      expect(validatePod(pod({ initContainers: [init, sidecar] }))).toEqual([
+        'spec.initContainers[0].lifecycle: Forbidden: may not be set for init containers without restartPolicy=Always',
+        'spec.initContainers[0].livenessProbe: Forbidden: may not be set for init containers without restartPolicy=Always',
+      ]);
+    });
+
+    it('checks runtimeClassName as a DNS-1123 subdomain and preemptionPolicy\'s values', () => {
+      expect(validatePod(pod({ runtimeClassName: 'gvisor', preemptionPolicy: 'Never' }))).toEqual([]);
+      const errors = validatePod(pod({ runtimeClassName: 'Bad_Name', preemptionPolicy: 'Sometimes' }));
+      expect(errors[0]).toMatch(/^spec\.runtimeClassName: Invalid value: "Bad_Name": /);
+      expect(errors.slice(1)).toEqual(['spec.preemptionPolicy: Unsupported value: "Sometimes": supported values: "PreemptLowerPriority", "Never"']);
+      expect(validatePod(pod({ runtimeClassName: '', preemptionPolicy: '' }))[0]).toMatch(/^spec\.runtimeClassName: Invalid value: "": /);
+      expect(validatePod(pod({ preemptionPolicy: '' }))).toEqual(['spec.preemptionPolicy: Required value']);
+    });
+  });
+
   describe('pod spec', () => {
     it('forbids ephemeral containers on create', () => {
       expect(validatePod(pod({ ephemeralContainers: [{ name: 'debug', image: 'busybox' }] }))).toEqual(['spec.ephemeralContainers: Forbidden: cannot be set on create']);

@@ -12,6 +12,9 @@ const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
 const TOLERATION_OPERATORS = ['Exists', 'Equal'];
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 const HOST_PATH_TYPES = ['', 'DirectoryOrCreate', 'Directory', 'FileOrCreate', 'File', 'Socket', 'CharDevice', 'BlockDevice'];
+const PREEMPTION_POLICIES = ['PreemptLowerPriority', 'Never'];
+/** apimachinery's IsValidUserID / IsValidGroupID: a Linux ID the API accepts. */
+const MAX_ID = 2147483647;
 /**
  * A UID a manifest pins (podconfig's rule, not the API's, which never takes a UID from a client): handlers
  * name files, directories and cgroups by it, so `../x` or `a/b` must not get that far.
@@ -76,6 +79,20 @@ function validateSpec(spec: PodSpec, errors: string[]): void {
   for (const [field, value] of [['hostname', spec.hostname], ['subdomain', spec.subdomain]] as const) {
     if (value) for (const p of dns1123LabelProblems(value)) errors.push(`spec.${field}: Invalid value: ${JSON.stringify(value)}: ${p}`);
   }
+  if (spec.runtimeClassName !== undefined) {
+    for (const p of dns1123SubdomainProblems(spec.runtimeClassName)) {
+      errors.push(`spec.runtimeClassName: Invalid value: ${JSON.stringify(spec.runtimeClassName)}: ${p}`);
+    }
+  }
+  if (spec.preemptionPolicy === '') errors.push('spec.preemptionPolicy: Required value');
+  else oneOf(spec.preemptionPolicy, PREEMPTION_POLICIES, 'spec.preemptionPolicy', errors);
+  const podSecurity = spec.securityContext;
+  if (podSecurity !== undefined) {
+    validateId(podSecurity.runAsUser, 'spec.securityContext.runAsUser', errors);
+    validateId(podSecurity.runAsGroup, 'spec.securityContext.runAsGroup', errors);
+    validateId(podSecurity.fsGroup, 'spec.securityContext.fsGroup', errors);
+    (podSecurity.supplementalGroups ?? []).forEach((id, i) => validateId(id, `spec.securityContext.supplementalGroups[${i}]`, errors));
+  }
   if (spec.priorityClassName) {
     for (const p of dns1123SubdomainProblems(spec.priorityClassName)) {
       errors.push(`spec.priorityClassName: Invalid value: ${JSON.stringify(spec.priorityClassName)}: ${p}`);
@@ -112,6 +129,7 @@ function validateVolumes(volumes: readonly Volume[], errors: string[]): Set<stri
     if (sources.length > 1) errors.push(`${at}: Forbidden: may not specify more than 1 volume type (found ${sources.join(', ')})`);
     if (volume.hostPath !== undefined) {
       if (!volume.hostPath.path) errors.push(`${at}.hostPath.path: Required value`);
+      else noBacktracking(volume.hostPath.path, `${at}.hostPath.path`, errors);
       oneOf(volume.hostPath.type ?? '', HOST_PATH_TYPES, `${at}.hostPath.type`, errors);
     }
   });
@@ -133,6 +151,12 @@ function validateContainer(
   oneOf(c.terminationMessagePolicy, MESSAGE_POLICIES, `${at}.terminationMessagePolicy`, errors);
   if (init) {
     if (c.restartPolicy !== undefined && c.restartPolicy !== 'Always') oneOf(c.restartPolicy, ['Always'], `${at}.restartPolicy`, errors);
+    if (c.restartPolicy !== 'Always') {
+      // Only a sidecar (an init container that keeps running) is probed or has hooks.
+      for (const field of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe'] as const) {
+        if (c[field] !== undefined) errors.push(`${at}.${field}: Forbidden: may not be set for init containers without restartPolicy=Always`);
+      }
+    }
   } else if (c.restartPolicy !== undefined) {
     errors.push(`${at}.restartPolicy: Forbidden: may not be set for non-init containers`);
   }
@@ -162,12 +186,25 @@ function validateContainer(
       errors.push(`${at}.env[${j}].valueFrom: Invalid value: may not be specified when \`value\` is not empty`);
     }
   });
+  const mountPaths = new Set<string>();
   (c.volumeMounts ?? []).forEach((mount, j) => {
     const mountName = (mount.name as string | undefined) ?? '';
     if (mountName === '') errors.push(`${at}.volumeMounts[${j}].name: Required value`);
     else if (!volumes.has(mountName)) errors.push(`${at}.volumeMounts[${j}].name: Not found: ${JSON.stringify(mountName)}`);
-    if (((mount.mountPath as string | undefined) ?? '') === '') errors.push(`${at}.volumeMounts[${j}].mountPath: Required value`);
+    const mountPath = (mount.mountPath as string | undefined) ?? '';
+    if (mountPath === '') errors.push(`${at}.volumeMounts[${j}].mountPath: Required value`);
+    else if (mountPaths.has(mountPath)) errors.push(`${at}.volumeMounts[${j}].mountPath: Invalid value: ${JSON.stringify(mountPath)}: must be unique`);
+    mountPaths.add(mountPath);
+    for (const field of ['subPath', 'subPathExpr'] as const) {
+      const sub = mount[field];
+      if (sub === undefined || sub === '') continue;
+      // validateLocalDescendingPath: a sub-path stays inside its volume.
+      if (sub.startsWith('/')) errors.push(`${at}.volumeMounts[${j}].${field}: Invalid value: ${JSON.stringify(sub)}: must be a relative path`);
+      noBacktracking(sub, `${at}.volumeMounts[${j}].${field}`, errors);
+    }
   });
+  validateId(c.securityContext?.runAsUser, `${at}.securityContext.runAsUser`, errors);
+  validateId(c.securityContext?.runAsGroup, `${at}.securityContext.runAsGroup`, errors);
   validateResources(c, at, errors);
   const probes = [['livenessProbe', c.livenessProbe], ['readinessProbe', c.readinessProbe], ['startupProbe', c.startupProbe]] as const;
   for (const [field, probe] of probes) {
@@ -211,6 +248,15 @@ function validateResources(c: Container, at: string, errors: string[]): void {
       errors.push(`${at}.resources.requests[${JSON.stringify(name)}]: Invalid value: ${JSON.stringify(request)}: must be less than or equal to ${name} limit of ${limit}`);
     }
   }
+}
+
+/** validatePathNoBacktracking: no `..` element (a host path or a sub-path must not climb out). */
+function noBacktracking(path: string, at: string, errors: string[]): void {
+  if (path.split('/').includes('..')) errors.push(`${at}: Invalid value: ${JSON.stringify(path)}: must not contain '..'`);
+}
+
+function validateId(id: number | undefined, at: string, errors: string[]): void {
+  if (id !== undefined && !(id >= 0 && id <= MAX_ID)) errors.push(`${at}: Invalid value: ${id}: must be between 0 and ${MAX_ID}, inclusive`);
 }
 
 function oneOf(value: string | undefined, allowed: readonly string[], at: string, errors: string[]): void {
