@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Generates src/go-value-fields.generated.ts: for each object type of the pod schema, the JSON fields whose Go
 // type (k8s.io/api/core/v1, k8s.io/apimachinery meta/v1) is a value, not a pointer: a string (or a named string
-// type) or a struct. Decoded into the API types, an empty string or an empty object there is the zero value, the
-// same as no field at all, which is how the kubelet compares pods; the OpenAPI document (and so the client-node
+// type), a bool or a number, or a struct. Decoded into the API types, an empty string, false, 0 or an empty object
+// there is the zero value, the same as no field at all, which is how the kubelet compares pods; the OpenAPI document (and so the client-node
 // metadata the schema comes from) does not tell values from pointers, the Go sources do.
 //
 //   node scripts/generate-go-value-fields.mjs [GO_SRC]
@@ -80,19 +80,23 @@ function fieldsOf(structName, seen = new Set()) {
 const GO_NAME = { CoreV1ResourceClaim: 'ResourceClaim' };
 
 const strings = {};
+const scalars = {};
 const objects = {};
 for (const [type, schemaFields] of Object.entries(POD_SCHEMA_TYPES).sort(([a], [b]) => a.localeCompare(b))) {
   const goName = GO_NAME[type] ?? type;
   if (!structs.has(goName)) throw new Error(`no Go struct ${goName} for schema type ${type}`);
   const go = fieldsOf(goName);
   const s = [];
+  const n = [];
   const o = [];
   for (const field of Object.keys(schemaFields).sort()) {
     const k = go.get(field);
     if (k === 'string') s.push(field);
+    else if (k === 'scalar') n.push(field);
     else if (k === 'struct') o.push(field);
   }
   if (s.length > 0) strings[type] = s;
+  if (n.length > 0) scalars[type] = n;
   if (o.length > 0) objects[type] = o;
 }
 
@@ -106,10 +110,15 @@ export const GO_STRING_VALUE_FIELDS: Readonly<Record<string, readonly string[]>>
 ${list(strings)}
 };
 
+/** Fields whose Go type is a bool or number value (not a pointer): \`false\` or \`0\` there is the zero value, the same as no field. */
+export const GO_SCALAR_VALUE_FIELDS: Readonly<Record<string, readonly string[]>> = {
+${list(scalars)}
+};
+
 /** Fields whose Go type is a struct value (not a pointer): \`{}\` there is the zero value, the same as no field. */
 export const GO_STRUCT_VALUE_FIELDS: Readonly<Record<string, readonly string[]>> = {
 ${list(objects)}
 };
 `;
 await writeFile(target, out);
-console.log(`wrote ${target}: ${Object.values(strings).flat().length} string fields, ${Object.values(objects).flat().length} struct fields`);
+console.log(`wrote ${target}: ${Object.values(strings).flat().length} string fields, ${Object.values(scalars).flat().length} bool and number fields, ${Object.values(objects).flat().length} struct fields`);

@@ -1,5 +1,5 @@
 import { isJsonObject, jsonTypeName, type JsonObject } from './json-object.js';
-import { GO_STRING_VALUE_FIELDS, GO_STRUCT_VALUE_FIELDS } from './go-value-fields.generated.js';
+import { GO_SCALAR_VALUE_FIELDS, GO_STRING_VALUE_FIELDS, GO_STRUCT_VALUE_FIELDS } from './go-value-fields.generated.js';
 import { POD_SCHEMA_TYPES } from './pod-schema.generated.js';
 import { isQuantity } from './quantity.js';
 
@@ -30,6 +30,7 @@ function checkObject(value: JsonObject, type: string, path: string, problems: st
   const fields = POD_SCHEMA_TYPES[type];
   if (fields === undefined) throw new Error(`no type ${type} in the pod schema`);
   const strings = GO_STRING_VALUE_FIELDS[type];
+  const scalars = GO_SCALAR_VALUE_FIELDS[type];
   const structs = GO_STRUCT_VALUE_FIELDS[type];
   for (const [key, member] of Object.entries(value)) {
     const at = path === '' ? key : `${path}.${key}`;
@@ -39,7 +40,7 @@ function checkObject(value: JsonObject, type: string, path: string, problems: st
       continue;
     }
     const decoded = checkValue(member, code, at, problems);
-    if (decoded === '' ? strings?.includes(key) === true : isJsonObject(decoded) && Object.keys(decoded).length === 0 && structs?.includes(key) === true) {
+    if (isGoZeroValue(decoded, key, strings, scalars, structs)) {
       delete value[key];
     } else if (decoded !== member) value[key] = decoded;
   }
@@ -111,4 +112,16 @@ function fail(problems: string[], problem: string, value: unknown): unknown {
 
 function describeNumberish(value: unknown): string {
   return typeof value === 'number' ? 'a non-integer number' : jsonTypeName(value);
+}
+
+/**
+ * A member that decodes to its Go field's zero value, the same as no member to the kubelet (its pods are Go structs):
+ * `""` of a string value, `false` or `0` of a bool or number value, `{}` of a struct value; never of a pointer field.
+ */
+function isGoZeroValue(
+  decoded: unknown, key: string, strings: readonly string[] | undefined, scalars: readonly string[] | undefined, structs: readonly string[] | undefined,
+): boolean {
+  if (decoded === '') return strings?.includes(key) === true;
+  if (decoded === false || decoded === 0) return scalars?.includes(key) === true;
+  return isJsonObject(decoded) && Object.keys(decoded).length === 0 && structs?.includes(key) === true;
 }

@@ -207,12 +207,22 @@ describe(decodeFilePod.name, () => {
         podManifestYaml('web', { namespace: 'default' }),
         withExtra('  restartPolicy: Never'),
         withExtra('    args: ["x"]'),
-        withExtra('  hostNetwork: false'),
+        withExtra('  hostNetwork: true'),
+        withExtra('  automountServiceAccountToken: false'),
         `${podManifestYaml('web')}status:\n  message: hi\n`,
       ];
       const uids = changes.map((yaml) => decodeFilePod(yaml, file('/m/web.yaml')).metadata?.uid);
       for (const uid of uids) expect(uid).not.toBe(base);
       expect(new Set(uids).size).toBe(uids.length);
+    });
+
+    it('keeps the UID and the pod when a Go bool or number value is written out at its zero value (spec §1.4: false and 0 are no field there)', () => {
+      const plain = decodeFilePod(podManifestYaml('web'), file('/m/web.yaml'));
+      const explicit = decodeFilePod(withExtra('    tty: false\n    stdin: false\n  hostNetwork: false\n  hostPID: false'), file('/m/web.yaml'));
+      expect(explicit).toEqual(plain);
+      // A pointer's false is a value, told from no value by Go too.
+      const pointer = decodeFilePod(withExtra('  automountServiceAccountToken: false'), file('/m/web.yaml'));
+      expect(pointer.spec?.automountServiceAccountToken).toBe(false);
     });
   });
 
