@@ -68,6 +68,20 @@ describe('scanManifestPath', () => {
     expect(seen).toEqual(['skipped .a.yaml', 'manifest B.yaml', 'manifest b.yaml', 'skipped c']);
   });
 
+  it('reports a file whose name is not UTF-8 as unreadable, naming why, instead of passing over it', async () => {
+    const dir = await makeDir();
+    await writeFile(join(dir, 'a.yaml'), podManifestYaml('a'));
+    await writeFile(Buffer.concat([Buffer.from(`${dir}/caf`), Buffer.from([0xe9]), Buffer.from('.yaml')]), podManifestYaml('cafe'));
+    await writeFile(join(dir, 'cafz.yaml'), podManifestYaml('z'));
+    const result = await scanManifestPath(dir, { filter, maxEntries: 10 }, signal);
+    if (result.mode !== 'directory') throw new Error(`expected a directory, got ${result.mode}`);
+    const seen: string[] = [];
+    for await (const entry of result.entries) {
+      seen.push(`${entry.kind} ${entry.file.slice(dir.length + 1)}${entry.kind === 'unreadable' ? `: ${entry.error.message}` : ''}`);
+    }
+    expect(seen).toEqual(['manifest a.yaml', 'manifest cafz.yaml', 'unreadable caf\uFFFD.yaml: the file name is not valid UTF-8: it cannot be read; rename it']);
+  });
+
   it('reads what the listing says is a file, follows symlinks, and skips a FIFO without opening it', async () => {
     const dir = await makeDir();
     const elsewhere = await makeDir();

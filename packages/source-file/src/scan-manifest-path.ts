@@ -67,20 +67,24 @@ export async function scanManifestPath(path: string, options: ScanOptions, signa
       error: new PodConfigError('PODCONFIG_SOURCE_UNAVAILABLE', 'manifest path is not a directory or a regular file', { retryable: true }),
     };
   }
-  let listed: Dirent[];
+  let listed: Dirent<Buffer>[];
   try {
-    listed = await readdir(path, { withFileTypes: true });
+    // As bytes: a name that is not UTF-8 would come back with U+FFFD in it, a name no open() finds.
+    listed = await readdir(path, { withFileTypes: true, encoding: 'buffer' });
   } catch (err: unknown) {
     if (isNotFound(err)) return { mode: 'missing' };
     const error = new SourceUnavailableError(`cannot list manifest directory: ${errCode(err)}`, { cause: err });
     return { mode: 'error', other: false, directory: true, error };
   }
+  const prefix = Buffer.from(join(path, '/'));
   const files = listed.map((d) => {
-    const file = join(path, d.name);
-    return { file, order: Buffer.from(file), skip: options.filter(d.name), type: listedType(d) };
+    const name = d.name.toString('utf8');
+    const file = join(path, name);
+    const type: ListedType = Buffer.from(name).equals(d.name) ? listedType(d) : 'not-utf8';
+    return { file, order: Buffer.concat([prefix, d.name]), skip: options.filter(name), type };
   });
   // What a scan reads: sub-directories and special files are reported, not read, so they do not count.
-  const candidates = files.reduce((n, f) => (f.skip === undefined && (f.type === 'file' || f.type === 'symlink') ? n + 1 : n), 0);
+  const candidates = files.reduce((n, f) => (f.skip === undefined && (f.type === 'file' || f.type === 'symlink' || f.type === 'not-utf8') ? n + 1 : n), 0);
   if (candidates > options.maxEntries) {
     const error = new PodConfigError(
       'PODCONFIG_SOURCE_UNAVAILABLE',
@@ -106,9 +110,10 @@ export const READ_AHEAD = 16;
  * What the listing says an entry is (`readdir`'s file types; Node.js `lstat`s where the file system does
  * not say). Only a symlink needs a `stat` to know what it points to.
  */
-type ListedType = 'file' | 'directory' | 'symlink' | 'other';
+/** `not-utf8`: a name that is not UTF-8, which this scan cannot name to open it. */
+type ListedType = 'file' | 'directory' | 'symlink' | 'other' | 'not-utf8';
 
-function listedType(d: Dirent): ListedType {
+function listedType(d: Dirent<Buffer>): ListedType {
   if (d.isFile()) return 'file';
   if (d.isDirectory()) return 'directory';
   return d.isSymbolicLink() ? 'symlink' : 'other';
@@ -155,6 +160,10 @@ async function resolveEntry(
   if (type === 'file') return readEntry(file, signal);
   if (type === 'directory') return { kind: 'skipped', file, reason: 'directory' };
   if (type === 'other') return { kind: 'skipped', file, reason: 'not-regular' };
+  if (type === 'not-utf8') {
+    // Reported, not passed over: the kubelet (Go) reads such a file, and an operator must learn it is not read here.
+    return { kind: 'unreadable', file, error: new PodConfigError('PODCONFIG_MANIFEST_INVALID', 'the file name is not valid UTF-8: it cannot be read; rename it') };
+  }
   let entryStat: Stats;
   try {
     entryStat = await stat(file); // follows symlinks
