@@ -276,15 +276,15 @@ describe(StateDirSyncHandler.name, () => {
       expect(await handler.listPods(signal)).toEqual([]);
     });
 
-    it('reads no file larger than 64 MiB: its UID counts as unknown, and a kill or a sync replaces it without reading it', async () => {
+    it('reads no file larger than 256 MiB: its UID counts as unknown, so a kill removes it; a sync replaces a file of another size', async () => {
       await mkdir(dir, { recursive: true });
       // Valid JSON, padded with spaces past the limit: read, it would give its UID.
-      const huge = Buffer.alloc(64 * 1024 * 1024 + 1, ' ');
+      const huge = Buffer.alloc(256 * 1024 * 1024 + 1, ' ');
       huge.write(JSON.stringify(makePod('huge', { uid: 'u-huge' })));
       await writeFile(fileOf('default', 'huge'), huge);
       // Sparse: as large on the file system's word, not on the disk.
       await writeFile(fileOf('default', 'big'), JSON.stringify(makePod('big', { uid: 'u-big' })));
-      await truncate(fileOf('default', 'big'), 64 * 1024 * 1024 + 1);
+      await truncate(fileOf('default', 'big'), 256 * 1024 * 1024 + 1);
       await handler.start(signal);
       expect(await handler.listPods(signal)).toEqual([{ namespace: 'default', name: 'big' }, { namespace: 'default', name: 'huge' }]);
       // A kill of another UID removes it: the file's own UID is not known, as for a file that does not parse.

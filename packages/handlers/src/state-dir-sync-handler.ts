@@ -87,7 +87,7 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
       const written = await this.#exclusive(base, async () => {
         if (signal.aborted) return false;
         // A file of another size cannot hold these bytes: it is not read.
-        const current = await readPodFile(file, signal, bytes.length);
+        const current = await readPodFile(file, signal, { size: bytes.length });
         if (current instanceof Buffer && current.equals(bytes)) return false;
         await this.#writeAtomic(base, bytes);
         return true;
@@ -120,7 +120,7 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
           throw err;
         });
         if (current === undefined) return false;
-        const held = current === TOO_LARGE ? undefined : uidOf(current.toString('utf8'));
+        const held = current === NOT_READ ? undefined : uidOf(current.toString('utf8'));
         if (uid !== '' && held !== undefined && held !== uid) {
           this.#log.debug({ pod: podRef(pod), uid, fileUid: held, file }, 'pod file belongs to another uid, kept');
           return false;
@@ -162,7 +162,7 @@ export class StateDirSyncHandler implements SyncHandler, PodLister, StartableHan
           throw err;
         });
         if (bytes === undefined) continue;
-        const uid = bytes === TOO_LARGE ? undefined : uidOf(bytes.toString('utf8'));
+        const uid = bytes === NOT_READ ? undefined : uidOf(bytes.toString('utf8'));
         pods.push(uid === undefined ? { namespace, name } : { uid, namespace, name });
       }
       return pods;
@@ -251,21 +251,22 @@ function fileName(pod: Pod): string | undefined {
 class NotRegularFileError extends Error {}
 
 /**
- * The most of a pod file read to learn its UID: a pod as JSON is far smaller (the API server stores at most
- * 1.5 MiB, a manifest is at most 10 MiB before indentation). A larger file's UID counts as unknown.
+ * The most of a pod file read to learn its UID. The agent writes a pod as indented JSON: at most ~1.5 MiB from the
+ * API server, and a 10 MiB manifest of short list items grows ~6 times when indented. A larger file's UID counts
+ * as unknown.
  */
-const MAX_POD_FILE_BYTES = 64 * 1024 * 1024;
-/** What {@link readPodFile} answers for a file larger than its limit, instead of its bytes. */
-const TOO_LARGE = Symbol('too large');
+const MAX_POD_FILE_BYTES = 256 * 1024 * 1024;
+/** What {@link readPodFile} answers for a file it did not read: larger than its limit, or not of the size asked for. */
+const NOT_READ = Symbol('not read');
 
 /**
- * The bytes of a pod file, undefined when there is none, or {@link TOO_LARGE} when it is larger than `maxBytes`.
- * Opened non-blocking, as the manifest reader does, and checked with fstat: a FIFO would otherwise block the open
- * and the read until a writer came, holding a libuv pool thread (four in all) for as long, and a device may never
- * end. Such a file is an error, not read. The size is the fstat's: the agent replaces its files by rename, so an
- * open file does not change under the read.
+ * The bytes of a pod file, undefined when there is none, or {@link NOT_READ}: when it is larger than
+ * {@link MAX_POD_FILE_BYTES}, or, with `size`, when it has another size. Opened non-blocking, as the manifest reader
+ * does, and checked with fstat: a FIFO would otherwise block the open and the read until a writer came, holding a
+ * libuv pool thread (four in all) for as long, and a device may never end. Such a file is an error, not read. The
+ * read stops one byte past what fstat said (a file that grew, or a procfs file a symlink points at, which says 0).
  */
-async function readPodFile(file: string, signal: AbortSignal, maxBytes = MAX_POD_FILE_BYTES): Promise<Buffer | typeof TOO_LARGE | undefined> {
+async function readPodFile(file: string, signal: AbortSignal, o: { size?: number } = {}): Promise<Buffer | typeof NOT_READ | undefined> {
   let handle: FileHandle;
   try {
     handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -276,8 +277,16 @@ async function readPodFile(file: string, signal: AbortSignal, maxBytes = MAX_POD
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) throw new NotRegularFileError(`${file} is not a regular file`);
-    if (stats.size > maxBytes) return TOO_LARGE;
-    return await handle.readFile({ signal });
+    if (stats.size > MAX_POD_FILE_BYTES || (o.size !== undefined && stats.size !== o.size)) return NOT_READ;
+    const buffer = Buffer.alloc(stats.size + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      signal.throwIfAborted();
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    return length > stats.size ? NOT_READ : buffer.subarray(0, length);
   } finally {
     await handle.close();
   }

@@ -40,7 +40,10 @@ for (const file of files) {
       const [, name, goType, tag] = field;
       const [json, ...opts] = tag.split(',');
       if (json === '-') continue;
-      fields.push({ json: json === '' ? (name ?? goType) : json, goType, inline: opts.includes('inline') || (name === undefined && json === '') });
+      fields.push({
+        json: json === '' ? (name ?? goType) : json, goType, inline: opts.includes('inline') || (name === undefined && json === ''),
+        omitempty: opts.includes('omitempty'),
+      });
     }
     structs.set(m[1], fields);
   }
@@ -70,7 +73,10 @@ function fieldsOf(structName, seen = new Set()) {
     if (f.inline) {
       for (const [k, v] of fieldsOf(f.goType.replace(/^\w+\./, ''), seen)) out.set(k, v);
     } else {
-      out.set(f.json, kind(f.goType));
+      // A bool or number without omitempty is written even at its zero value (a required field: `port: 0`):
+      // it stays, as the kubelet's own JSON of the pod has it.
+      const k = kind(f.goType);
+      out.set(f.json, k === 'scalar' && !f.omitempty ? 'required-scalar' : k);
     }
   }
   return out;
@@ -110,7 +116,7 @@ export const GO_STRING_VALUE_FIELDS: Readonly<Record<string, readonly string[]>>
 ${list(strings)}
 };
 
-/** Fields whose Go type is a bool or number value (not a pointer): \`false\` or \`0\` there is the zero value, the same as no field. */
+/** Fields whose Go type is a bool or number value (not a pointer) marked omitempty: \`false\` or \`0\` there is the zero value, the same as no field. */
 export const GO_SCALAR_VALUE_FIELDS: Readonly<Record<string, readonly string[]>> = {
 ${list(scalars)}
 };

@@ -165,14 +165,17 @@ describe(decodeFilePod.name, () => {
       expect(pointer.spec?.nodeSelector).toEqual({});
     });
 
-    it('drops empty strings where the API types hold a string value (workingDir), keeps them where a pointer (hostPath.type)', () => {
+    it('drops empty strings where the API types hold a string value (workingDir), keeps them where a pointer (iscsi.initiatorName)', () => {
       const plain = decodeFilePod(podManifestYaml('web'), file('/m/web.yaml'));
       const explicit = decodeFilePod(withExtra('    workingDir: ""\n    terminationMessagePath: ""\n  hostname: ""'), file('/m/web.yaml'));
       // terminationMessagePath "" is no value: it is defaulted as if absent, as the kubelet's defaulting does.
       expect(explicit).toEqual(plain);
-      const absent = decodeFilePod(withExtra('  volumes: [{name: data, hostPath: {path: /d}}]'), file('/m/web.yaml'));
-      const pointer = decodeFilePod(withExtra('  volumes: [{name: data, hostPath: {path: /d, type: ""}}]'), file('/m/web.yaml'));
-      expect(pointer.spec?.volumes?.[0]?.hostPath?.type).toBe('');
+      // A pointer no default fills: an empty string there is a value.
+      const iscsi = '{targetPortal: "10.0.0.1:3260", iqn: "iqn.2001-04.com.example:disk", lun: 1';
+      const absent = decodeFilePod(withExtra(`  volumes: [{name: data, iscsi: ${iscsi}}}]`), file('/m/web.yaml'));
+      const pointer = decodeFilePod(withExtra(`  volumes: [{name: data, iscsi: ${iscsi}, initiatorName: ""}}]`), file('/m/web.yaml'));
+      expect(absent.spec?.volumes?.[0]?.iscsi).not.toHaveProperty('initiatorName');
+      expect(pointer.spec?.volumes?.[0]?.iscsi?.initiatorName).toBe('');
       expect(pointer.metadata?.uid).toBe(absent.metadata?.uid); // the UID (D6) leaves every "" out
     });
 
@@ -223,6 +226,9 @@ describe(decodeFilePod.name, () => {
       // A pointer's false is a value, told from no value by Go too.
       const pointer = decodeFilePod(withExtra('  automountServiceAccountToken: false'), file('/m/web.yaml'));
       expect(pointer.spec?.automountServiceAccountToken).toBe(false);
+      // A required number (no omitempty) is written by Go at 0 too: it stays.
+      const required = decodeFilePod(withExtra('    readinessProbe: {grpc: {port: 0}}'), file('/m/web.yaml'));
+      expect(required.spec?.containers[0]?.readinessProbe?.grpc?.port).toBe(0);
     });
   });
 

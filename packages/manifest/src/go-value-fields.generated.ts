@@ -103,24 +103,21 @@ export const GO_STRING_VALUE_FIELDS: Readonly<Record<string, readonly string[]>>
   VsphereVirtualDiskVolumeSource: ['fsType', 'storagePolicyID', 'storagePolicyName', 'volumePath'],
 };
 
-/** Fields whose Go type is a bool or number value (not a pointer): `false` or `0` there is the zero value, the same as no field. */
+/** Fields whose Go type is a bool or number value (not a pointer) marked omitempty: `false` or `0` there is the zero value, the same as no field. */
 export const GO_SCALAR_VALUE_FIELDS: Readonly<Record<string, readonly string[]>> = {
   AWSElasticBlockStoreVolumeSource: ['partition', 'readOnly'],
   AzureFileVolumeSource: ['readOnly'],
   CephFSVolumeSource: ['readOnly'],
   CinderVolumeSource: ['readOnly'],
   Container: ['stdin', 'stdinOnce', 'tty'],
-  ContainerPort: ['containerPort', 'hostPort'],
-  ContainerStateTerminated: ['exitCode', 'signal'],
-  ContainerStatus: ['ready', 'restartCount'],
+  ContainerPort: ['hostPort'],
+  ContainerStateTerminated: ['signal'],
   EphemeralContainer: ['stdin', 'stdinOnce', 'tty'],
   FCVolumeSource: ['readOnly'],
   FlexVolumeSource: ['readOnly'],
   GCEPersistentDiskVolumeSource: ['partition', 'readOnly'],
   GlusterfsVolumeSource: ['readOnly'],
-  GRPCAction: ['port'],
-  ISCSIVolumeSource: ['chapAuthDiscovery', 'chapAuthSession', 'lun', 'readOnly'],
-  LinuxContainerUser: ['gid', 'uid'],
+  ISCSIVolumeSource: ['chapAuthDiscovery', 'chapAuthSession', 'readOnly'],
   NFSVolumeSource: ['readOnly'],
   ObjectMeta: ['generation'],
   PersistentVolumeClaimVolumeSource: ['readOnly'],
@@ -128,17 +125,13 @@ export const GO_SCALAR_VALUE_FIELDS: Readonly<Record<string, readonly string[]>>
   PodSpec: ['hostIPC', 'hostNetwork', 'hostPID'],
   PodStatus: ['observedGeneration'],
   PortworxVolumeSource: ['readOnly'],
-  PreferredSchedulingTerm: ['weight'],
   Probe: ['failureThreshold', 'initialDelaySeconds', 'periodSeconds', 'successThreshold', 'timeoutSeconds'],
   QuobyteVolumeSource: ['readOnly'],
   RBDVolumeSource: ['readOnly'],
   ScaleIOVolumeSource: ['readOnly', 'sslEnabled'],
-  SleepAction: ['seconds'],
   StorageOSVolumeSource: ['readOnly'],
-  TopologySpreadConstraint: ['maxSkew'],
   VolumeMount: ['readOnly'],
   VolumeMountStatus: ['readOnly'],
-  WeightedPodAffinityTerm: ['weight'],
 };
 
 /** Fields whose Go type is a struct value (not a pointer): `{}` there is the zero value, the same as no field. */

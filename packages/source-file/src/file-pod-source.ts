@@ -23,7 +23,7 @@ import { ManifestWatch, type ChokidarWatch } from './manifest-watch.js';
 import { manifestNameFilter, type IgnoreReason } from './manifest-name-filter.js';
 import { OncePerChange } from './once-per-change.js';
 import { ScanScheduler, type ScanReason } from './scan-scheduler.js';
-import { scanManifestPath } from './scan-manifest-path.js';
+import { scanManifestPath, type SkipReason } from './scan-manifest-path.js';
 import { relevantTo, watchPlan } from './watch-plan.js';
 
 export interface FilePodSourceOptions {
@@ -76,12 +76,13 @@ const MAX_DEBOUNCE_FACTOR = 10;
 /** `details.ignoredFiles` lists this many entries at most (`ignored` counts them all). */
 const MAX_LISTED_IGNORED = 50;
 
-const SKIP_MESSAGES: Readonly<Record<IgnoreReason | 'directory' | 'not-regular', string>> = {
+const SKIP_MESSAGES: Readonly<Record<SkipReason, string>> = {
   'dot-file': 'ignoring dot-file',
   'editor-artefact': 'ignoring editor artefact',
   extension: 'ignoring file: extension not allowed',
   directory: 'not recursing into sub-directory',
   'not-regular': 'ignoring non-regular file',
+  'name-not-utf8': 'ignoring file: its name is not valid UTF-8, which Node.js cannot open; rename it',
 };
 
 /**
@@ -379,7 +380,7 @@ export class FilePodSource implements PodSource, StatusReporter {
       // A name the filters refused may be a manifest an operator meant (the kubelet reads `web.yaml.bak`), and a
       // sub-directory may be one replaced by a directory (the kubelet logs it as an error at every scan): said once
       // at info. Dot-files (never read, as by the kubelet) and non-regular files are routine.
-      const level = item.reason === 'dot-file' ? 'trace' : item.reason === 'not-regular' ? 'debug' : 'info';
+      const level = item.reason === 'dot-file' ? 'trace' : item.reason === 'not-regular' ? 'debug' : item.reason === 'name-not-utf8' ? 'warn' : 'info';
       this.#log[level]({ file, reason: item.reason }, SKIP_MESSAGES[item.reason]);
     }
     this.#toldValidAgain(set, invalidStates);

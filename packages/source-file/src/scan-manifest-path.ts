@@ -12,7 +12,7 @@ export type ScannedEntry =
   /** It exists but could not be read: a dangling symlink, a symlink loop, too large, an I/O error. */
   | { readonly kind: 'unreadable'; readonly file: string; readonly error: PodConfigError }
   /** Not a manifest: filtered by name, a sub-directory ("not recursing"), or not a regular file. */
-  | { readonly kind: 'skipped'; readonly file: string; readonly reason: IgnoreReason | 'directory' | 'not-regular' };
+  | { readonly kind: 'skipped'; readonly file: string; readonly reason: SkipReason };
 
 export type ScanResult =
   | { readonly mode: 'missing' }
@@ -80,11 +80,12 @@ export async function scanManifestPath(path: string, options: ScanOptions, signa
   const files = listed.map((d) => {
     const name = d.name.toString('utf8');
     const file = join(path, name);
-    const type: ListedType = Buffer.from(name).equals(d.name) ? listedType(d) : 'not-utf8';
+    const listedAs = listedType(d);
+    const type: ListedType = (listedAs === 'file' || listedAs === 'symlink') && !Buffer.from(name).equals(d.name) ? 'not-utf8' : listedAs;
     return { file, order: Buffer.concat([prefix, d.name]), skip: options.filter(name), type };
   });
   // What a scan reads: sub-directories and special files are reported, not read, so they do not count.
-  const candidates = files.reduce((n, f) => (f.skip === undefined && (f.type === 'file' || f.type === 'symlink' || f.type === 'not-utf8') ? n + 1 : n), 0);
+  const candidates = files.reduce((n, f) => (f.skip === undefined && (f.type === 'file' || f.type === 'symlink') ? n + 1 : n), 0);
   if (candidates > options.maxEntries) {
     const error = new PodConfigError(
       'PODCONFIG_SOURCE_UNAVAILABLE',
@@ -110,7 +111,10 @@ export const READ_AHEAD = 16;
  * What the listing says an entry is (`readdir`'s file types; Node.js `lstat`s where the file system does
  * not say). Only a symlink needs a `stat` to know what it points to.
  */
-/** `not-utf8`: a name that is not UTF-8, which this scan cannot name to open it. */
+/** Why a listed entry is not read: the name filters', or what the entry is. */
+export type SkipReason = IgnoreReason | 'directory' | 'not-regular' | 'name-not-utf8';
+
+/** `not-utf8`: a file or symlink whose name is not UTF-8, which this scan cannot name to open it. */
 type ListedType = 'file' | 'directory' | 'symlink' | 'other' | 'not-utf8';
 
 function listedType(d: Dirent<Buffer>): ListedType {
@@ -160,10 +164,9 @@ async function resolveEntry(
   if (type === 'file') return readEntry(file, signal);
   if (type === 'directory') return { kind: 'skipped', file, reason: 'directory' };
   if (type === 'other') return { kind: 'skipped', file, reason: 'not-regular' };
-  if (type === 'not-utf8') {
-    // Reported, not passed over: the kubelet (Go) reads such a file, and an operator must learn it is not read here.
-    return { kind: 'unreadable', file, error: new PodConfigError('PODCONFIG_MANIFEST_INVALID', 'the file name is not valid UTF-8: it cannot be read; rename it') };
-  }
+  // Reported, not passed over in silence: the kubelet (Go) reads such a file. Its name here is a lossy decoding (two
+  // such names may read alike), so it is skipped, not an invalid manifest whose last good pod a name could bring back.
+  if (type === 'not-utf8') return { kind: 'skipped', file, reason: 'name-not-utf8' };
   let entryStat: Stats;
   try {
     entryStat = await stat(file); // follows symlinks
