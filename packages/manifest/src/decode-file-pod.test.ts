@@ -226,9 +226,9 @@ describe(decodeFilePod.name, () => {
       // A pointer's false is a value, told from no value by Go too.
       const pointer = decodeFilePod(withExtra('  automountServiceAccountToken: false'), file('/m/web.yaml'));
       expect(pointer.spec?.automountServiceAccountToken).toBe(false);
-      // A required number (no omitempty) is written by Go at 0 too: it stays.
-      const required = decodeFilePod(withExtra('    readinessProbe: {grpc: {port: 0}}'), file('/m/web.yaml'));
-      expect(required.spec?.containers[0]?.readinessProbe?.grpc?.port).toBe(0);
+      // A required number (no omitempty) is written by Go at 0 too: it stays (an iSCSI volume's first LUN).
+      const required = decodeFilePod(withExtra('  volumes: [{name: data, iscsi: {targetPortal: "10.0.0.1:3260", iqn: "iqn.2001-04.com.example:disk", lun: 0}}]'), file('/m/web.yaml'));
+      expect(required.spec?.volumes?.[0]?.iscsi?.lun).toBe(0);
     });
   });
 

@@ -263,6 +263,13 @@ describe(validatePod.name, () => {
       ]);
     });
 
+    it('checks a gRPC probe\'s port: a 0 written out is kept by the decoder and refused here, as by the API', () => {
+      expect(validatePod(pod({ containers: [container('main', { readinessProbe: { grpc: { port: 0 } } })] }))).toEqual([
+        'spec.containers[0].readinessProbe.grpc.port: Invalid value: 0: must be between 1 and 65535, inclusive',
+      ]);
+      expect(validatePod(pod({ containers: [container('main', { readinessProbe: { grpc: { port: 9090 } } })] }))).toEqual([]);
+    });
+
     it('checks runtimeClassName as a DNS-1123 subdomain and preemptionPolicy\'s values', () => {
       expect(validatePod(pod({ runtimeClassName: 'gvisor', preemptionPolicy: 'Never' }))).toEqual([]);
       const errors = validatePod(pod({ runtimeClassName: 'Bad_Name', preemptionPolicy: 'Sometimes' }));

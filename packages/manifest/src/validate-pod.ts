@@ -213,6 +213,10 @@ function validateContainer(
       const value = probe[number];
       if (value !== undefined && value < 0) errors.push(`${at}.${field}.${number}: Invalid value: ${value}: must be greater than or equal to 0`);
     }
+    const grpcPort = probe.grpc?.port;
+    if (grpcPort !== undefined && !(grpcPort >= 1 && grpcPort <= 65535)) {
+      errors.push(`${at}.${field}.grpc.port: Invalid value: ${grpcPort}: must be between 1 and 65535, inclusive`);
+    }
     const handlers = ['exec', 'httpGet', 'tcpSocket', 'grpc'].filter((k) => (probe as Record<string, unknown>)[k] !== undefined);
     if (handlers.length === 0) errors.push(`${at}.${field}: Required value: must specify a handler type`);
     if (handlers.length > 1) errors.push(`${at}.${field}: Forbidden: may not specify more than 1 handler type`);
