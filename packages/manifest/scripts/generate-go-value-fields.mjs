@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Generates src/go-value-fields.generated.ts: for each object type of the pod schema, the JSON fields whose Go
 // type (k8s.io/api/core/v1, k8s.io/apimachinery meta/v1) is a value, not a pointer: a string (or a named string
-// type), a bool or a number, or a struct. Decoded into the API types, an empty string, false, 0 or an empty object
-// there is the zero value, the same as no field at all, which is how the kubelet compares pods; the OpenAPI document (and so the client-node
-// metadata the schema comes from) does not tell values from pointers, the Go sources do.
+// type), a bool or a number that Go's JSON omits at zero (omitempty), or a struct. Decoded into the API types, an
+// empty string, false, 0 or an empty object there is the zero value, the same as no field at all, which is how the
+// kubelet compares pods; the OpenAPI document (and so the client-node metadata the schema comes from) does not tell
+// values from pointers, the Go sources do.
 //
 //   node scripts/generate-go-value-fields.mjs [GO_SRC]
 //

@@ -66,7 +66,7 @@ interface ScanOutcome {
 }
 
 /** The set of a path that is unusable at the first scan. */
-const NO_MANIFESTS: ManifestSet = { pods: [], invalid: [], shadowed: [], duplicateUids: [], skipped: [], laterDocuments: [] };
+const NO_MANIFESTS: ManifestSet = { pods: [], keepsLastGood: false, invalid: [], shadowed: [], duplicateUids: [], skipped: [], laterDocuments: [] };
 
 /** Default bound on the directory entries one scan reads (`maxManifests`). */
 const MAX_MANIFESTS = 10_000;
@@ -341,10 +341,8 @@ export class FilePodSource implements PodSource, StatusReporter {
   }
 
   #report(set: ManifestSet): void {
-    // In `drop` mode (the kubelet's) an invalid file in a directory has no pod by choice: nothing to hold for it. A
-    // single file keeps its last good pod in either mode (the kubelet's does), and so holds as in `keep` mode.
-    const keepsLastGood = this.#invalidManifest === 'keep' || this.#mode === 'file';
-    const holding = new Set(keepsLastGood ? set.invalid.filter(mayHoldAPod).map((i) => i.file) : []);
+    // Where an invalid file loses its pod by choice (`drop` in a directory, the kubelet's), there is nothing to hold.
+    const holding = new Set(set.keepsLastGood ? set.invalid.filter(mayHoldAPod).map((i) => i.file) : []);
     const invalidStates = new Map(set.invalid.map((i) => [i.file, `${i.kept}:${i.error.message}`]));
     for (const file of this.#invalidSeen.update(invalidStates)) {
       const item = set.invalid.find((i) => i.file === file);

@@ -44,6 +44,8 @@ export type SkippedEntry = Extract<ScannedEntry, { kind: 'skipped' }>;
 export interface ManifestSet {
   /** The winning pods, in the byte order of their files: one per `namespace/name` (D1) and one per UID (D14). */
   readonly pods: readonly ManifestPod[];
+  /** Whether an invalid file kept its last good pod in this build (D4; `'drop'` keeps it for a single file only). */
+  readonly keepsLastGood: boolean;
   readonly invalid: readonly InvalidManifest[];
   readonly shadowed: readonly ShadowedManifest[];
   readonly duplicateUids: readonly DuplicateUidManifest[];
@@ -95,7 +97,7 @@ export class ManifestSetBuilder {
   async build(entries: AsyncIterable<ScannedEntry> | Iterable<ScannedEntry>, options: BuildOptions = {}): Promise<ManifestSet> {
     const { mode = 'directory', signal } = options;
     // D4: 'drop' is the kubelet's directory relist; its single-file mode keeps the last good pod, as 'keep' does.
-    const keepLastGood = this.#o.invalidManifest === 'keep' || mode === 'file';
+    const keepsLastGood = this.#o.invalidManifest === 'keep' || mode === 'file';
     const present = new Set<string>();
     const candidates: ManifestPod[] = [];
     const invalid: InvalidManifest[] = [];
@@ -114,7 +116,7 @@ export class ManifestSetBuilder {
         candidates.push({ key: podKey(result.pod), file: entry.file, pod: result.pod });
         continue;
       }
-      const last = keepLastGood ? this.#lastGood.get(entry.file) : undefined;
+      const last = keepsLastGood ? this.#lastGood.get(entry.file) : undefined;
       if (last === undefined) this.#lastGood.delete(entry.file);
       else candidates.push({ key: podKey(last), file: entry.file, pod: last });
       invalid.push({ file: entry.file, error: result.error, kept: last !== undefined });
@@ -131,7 +133,7 @@ export class ManifestSetBuilder {
       else shadowed.push({ file: candidate.file, shadowedBy: winner.file, pod: candidate.key, uid: candidate.pod.metadata?.uid ?? '' });
     }
     const { pods, duplicateUids } = firstPerUid([...winners.values()]);
-    return { pods, invalid, shadowed, duplicateUids, skipped, laterDocuments };
+    return { pods, keepsLastGood, invalid, shadowed, duplicateUids, skipped, laterDocuments };
   }
 
   /** Forgets everything (the path is gone: every file was deleted). */

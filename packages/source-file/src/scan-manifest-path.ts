@@ -107,14 +107,14 @@ export async function scanManifestPath(path: string, options: ScanOptions, signa
  */
 export const READ_AHEAD = 16;
 
-/**
- * What the listing says an entry is (`readdir`'s file types; Node.js `lstat`s where the file system does
- * not say). Only a symlink needs a `stat` to know what it points to.
- */
 /** Why a listed entry is not read: the name filters', or what the entry is. */
 export type SkipReason = IgnoreReason | 'directory' | 'not-regular' | 'name-not-utf8';
 
-/** `not-utf8`: a file or symlink whose name is not UTF-8, which this scan cannot name to open it. */
+/**
+ * What the listing says an entry is (`readdir`'s file types; Node.js `lstat`s where the file system does
+ * not say). Only a symlink needs a `stat` to know what it points to. `not-utf8`: a file or symlink whose name
+ * is not UTF-8, which this scan cannot name to open it.
+ */
 type ListedType = 'file' | 'directory' | 'symlink' | 'other' | 'not-utf8';
 
 function listedType(d: Dirent<Buffer>): ListedType {
