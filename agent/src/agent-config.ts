@@ -59,7 +59,7 @@ export interface AgentConfig {
    * Unset (the default) or `off`: none.
    */
   readonly metricsBindAddress: StatusAddress | undefined;
-  readonly logLevel: string;
+  readonly logLevel: LogLevel;
   readonly shutdownTimeoutMs: number;
   /**
    * How each setting that was set was given (`--manifest-url-ca`, `--config FILE: field "staticPodURLCAFile"`),
@@ -67,6 +67,10 @@ export interface AgentConfig {
    */
   readonly origins?: Readonly<Partial<Record<keyof AgentConfig, string>>>;
 }
+
+/** pino's levels, as `--log-level` and `logLevel` take them. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Every default of section 8 of the kubelet spec that applies, plus podconfig's own. */
 export const DEFAULTS = {

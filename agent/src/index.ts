@@ -4,7 +4,7 @@ export { createAgent, runAgent } from './main.js';
 export type { CreateAgentOptions, RunAgentOptions } from './main.js';
 export { Agent } from './agent.js';
 export type { AgentStartedInfo } from './agent.js';
-export type { AgentConfig, HandlerSpec, StatusAddress } from './agent-config.js';
+export type { AgentConfig, HandlerSpec, LogLevel, StatusAddress } from './agent-config.js';
 export { DEFAULTS } from './agent-config.js';
 export { resolveConfig, SETTINGS } from './settings.js';
 export { loadConfigFile } from './config-file.js';

@@ -1,7 +1,7 @@
 import { pino, type Logger } from 'pino';
 import { ConfigInvalidError, type Clock, type SyncHandler } from '@podconfig/core';
 import type { AgentStartedInfo } from './agent.js';
-import type { AgentConfig } from './agent-config.js';
+import type { AgentConfig, LogLevel } from './agent-config.js';
 import { closestName } from './closest-name.js';
 import { handlerShapeProblem } from './handler-loader.js';
 import { runAgent } from './main.js';
@@ -65,7 +65,7 @@ export interface PodConfigOptions {
    * The level of the logger made when `logger` is not given (JSON lines on stdout); default `silent`.
    * Ignored with `logger`: set that one's level yourself.
    */
-  readonly logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+  readonly logLevel?: LogLevel;
   /** Default: a silent logger (see `logLevel`). */
   readonly logger?: Logger;
   readonly clock?: Clock;

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigInvalidError, checkNodeName, formatDuration, MAX_TIMER_MS } from '@podconfig/core';
 import { checkHeader, parseManifestUrlHeaders } from '@podconfig/source-http';
-import { DEFAULTS, type AgentConfig, type HandlerSpec } from './agent-config.js';
+import { DEFAULTS, LOG_LEVELS, type AgentConfig, type HandlerSpec } from './agent-config.js';
 import { parseDuration } from './duration.js';
 import { addressesCollide, formatStatusAddress, parseStatusAddress } from './status-address.js';
 
@@ -221,8 +221,6 @@ const handlers = (raw: unknown, what: string): HandlerSpec[] => {
   const items: unknown[] = Array.isArray(raw) ? raw : [raw];
   return items.map((item, i) => parseHandlerSpec(item, `${what}[${i}]`));
 };
-
-const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
 export const SETTINGS: readonly Setting[] = [
   { key: 'nodeName', flag: 'node-name', aliases: ['hostname-override'], field: 'nodeName', arg: 'NAME',
