@@ -193,6 +193,13 @@ describe(HttpPodSource.name, () => {
       expect(make('file:///etc/pods.yaml')).toThrow('scheme file: is not supported');
     });
 
+    it('takes the URL as a string too, and refuses one that is no absolute URL without quoting it (it may hold a password)', () => {
+      const { source } = makeSource('http://127.0.0.1:1/pods', { url: 'http://127.0.0.1:1/pods.yaml' });
+      expect(source.status().details['url']).toBe('http://127.0.0.1:1/pods.yaml');
+      const make = () => makeSource('http://127.0.0.1:1/pods', { url: '//user:s3cret@127.0.0.1/pods' });
+      expect(make).toThrow(new ConfigInvalidError('manifest URL (the url option): not an absolute URL, such as http://127.0.0.1:8080/pods.yaml'));
+    });
+
     it('throws ConfigInvalidError for contradictory or malformed options', () => {
       const url = 'http://127.0.0.1:1/pods';
       expect(() => makeSource(url, { cert: pki.client.cert })).toThrow('needs both cert and key');

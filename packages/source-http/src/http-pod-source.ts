@@ -48,8 +48,8 @@ import { checkHeader, headerWireValue } from './parse-manifest-url-headers.js';
 export type HttpReadiness = 'definitive' | 'first-success';
 
 export interface HttpPodSourceOptions {
-  /** The manifest URL (`--manifest-url`); `http:` or `https:` only. */
-  readonly url: URL;
+  /** The manifest URL (`--manifest-url`); `http:` or `https:` only. A string is parsed as `new URL()` does. */
+  readonly url: URL | string;
   readonly nodeName: string;
   readonly logger: Logger;
   readonly clock: Clock;
@@ -179,7 +179,7 @@ export class HttpPodSource implements PodSource, StatusReporter {
   readonly #counters = { polls_success: 0, polls_not_modified: 0, polls_error: 0 };
 
   constructor(options: HttpPodSourceOptions) {
-    const url = new URL(options.url.href);
+    const url = manifestUrl(options.url);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new ConfigInvalidError(`manifest URL: scheme ${url.protocol} is not supported (http: or https: only)`);
     }
@@ -557,4 +557,12 @@ function absoluteForm(authorization: string | undefined): Dispatcher.DispatcherC
 function positive(name: string, value: number): number {
   if (!Number.isFinite(value) || value <= 0) throw new ConfigInvalidError(`http source: ${name} must be a positive number`);
   return value;
+}
+
+/** A copy of the `url` option. An unparsable string is not quoted: its userinfo may hold a password. */
+function manifestUrl(given: URL | string): URL {
+  if (given instanceof URL) return new URL(given.href);
+  const url = typeof given === 'string' ? URL.parse(given) : null;
+  if (url === null) throw new ConfigInvalidError('manifest URL (the url option): not an absolute URL, such as http://127.0.0.1:8080/pods.yaml');
+  return url;
 }
