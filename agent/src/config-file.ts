@@ -1,6 +1,5 @@
-import { ConfigInvalidError, fileReadProblem, readBoundedFile } from '@podconfig/core';
+import { closestName, ConfigInvalidError, fileReadProblem, readBoundedFile } from '@podconfig/core';
 import { GoYamlError, parseGoYaml } from '@podconfig/manifest';
-import { closestName } from './closest-name.js';
 import { KUBELET_CONFIGURATION_FIELDS } from './kubelet-configuration-fields.js';
 import { CONFIG_FIELDS } from './settings.js';
 

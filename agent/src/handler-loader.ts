@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { resolve as resolveImport } from 'import-meta-resolve';
 import type { Logger } from 'pino';
-import { ConfigInvalidError, PodConfigError, errorMessage, formatDuration, isClosable, type SyncHandler, type SyncHandlerFactory } from '@podconfig/core';
+import { ConfigInvalidError, PodConfigError, errorMessage, formatDuration, handlerShapeProblem, isClosable, isSyncHandler, type SyncHandler, type SyncHandlerFactory } from '@podconfig/core';
 import { builtinHandlers } from '@podconfig/handlers';
 import type { HandlerSpec } from './agent-config.js';
 import { DeferredLogger } from './deferred-logger.js';
@@ -98,23 +98,6 @@ function resolvePackage(spec: HandlerSpec, parent: string): string | undefined {
     if (notInstalled) return undefined;
     throw pluginError(spec, `cannot load module: ${errorMessage(err)}`, err);
   }
-}
-
-/** True for an object with a non-empty `name`, `syncPod()` and `killPod()`: what the reconciler drives. */
-export function isSyncHandler(value: unknown): value is SyncHandler {
-  return handlerShapeProblem(value) === undefined;
-}
-
-/** What keeps `value` from being a handler (`it has no killPod()`), or undefined: the error names it. */
-export function handlerShapeProblem(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null) return `it is ${value === null ? 'null' : typeof value}, not an object`;
-  const h = value as Partial<Record<keyof SyncHandler, unknown>>;
-  const missing = [
-    ...(typeof h.name === 'string' && h.name !== '' ? [] : [h.name === '' ? 'its name is empty' : 'it has no name']),
-    ...(typeof h.syncPod === 'function' ? [] : ['it has no syncPod()']),
-    ...(typeof h.killPod === 'function' ? [] : ['it has no killPod()']),
-  ];
-  return missing.length === 0 ? undefined : missing.join(', ');
 }
 
 /**

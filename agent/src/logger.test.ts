@@ -32,17 +32,6 @@ describe('createRootLogger()', () => {
     expect(second!.err.message).toBe('cannot start the plugin: permission denied');
   });
 
-  it('leaves the stack out for a rejected manifest (the input\'s fault, told by the message), and keeps it for other errors', () => {
-    const out = capture();
-    const logger = createRootLogger({ level: 'info', nodeName: 'n', destination: out.stream, pretty: false });
-    const rejected = Object.assign(new Error('/m/web.yaml: strict decoding error: unknown field "spec.containerz"'), { code: 'PODCONFIG_MANIFEST_INVALID' });
-    logger.warn({ err: rejected }, 'manifest invalid');
-    logger.warn({ err: Object.assign(new Error('watch failed'), { code: 'PODCONFIG_WATCH_FAILED' }) }, 'other');
-    const [first, second] = out.text().trim().split('\n').map((l) => JSON.parse(l) as { err: Record<string, unknown> });
-    expect(first!.err).toEqual({ type: 'Error', message: rejected.message, code: 'PODCONFIG_MANIFEST_INVALID' });
-    expect(second!.err['stack']).toContain('watch failed');
-  });
-
   it('appends causes that are only error-like, and short ones the message merely contains', () => {
     const out = capture();
     const logger = createRootLogger({ level: 'info', nodeName: 'n', destination: out.stream, pretty: false });

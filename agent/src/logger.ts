@@ -1,6 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
-import { errorMessageWithCauses } from '@podconfig/core';
+import { serializeError } from '@podconfig/core';
 import { StdoutDestination } from './stdout-destination.js';
 
 /**
@@ -21,27 +21,6 @@ export interface RootLoggerOptions {
   readonly pretty?: boolean;
   /** Where to write (tests); default stdout. */
   readonly destination?: DestinationStream;
-}
-
-/**
- * A rejected manifest is the input's fault, and its message names the file or URL and what is wrong where: a stack
- * (1 KB of the decoder's frames) would only bury that in every warn line an operator's typo causes.
- */
-const isManifestRejection = (err: Error): boolean => {
-  const code = (err as { readonly code?: unknown }).code;
-  return typeof code === 'string' && code.startsWith('PODCONFIG_MANIFEST_');
-};
-
-/**
- * pino's `err` serializer (type, stack with the causes' stacks, own fields), with {@link errorMessageWithCauses};
- * no stack for a rejected manifest.
- */
-function serializeError(err: Error): ReturnType<typeof pino.stdSerializers.err> {
-  const out = pino.stdSerializers.err(err);
-  if (!(err instanceof Error) || typeof out !== 'object' || out === null) return out;
-  out.message = errorMessageWithCauses(err);
-  if (isManifestRejection(err)) delete (out as { stack?: string }).stack;
-  return out;
 }
 
 /** The only root logger: JSON lines with `node` on every line, secrets redacted. */

@@ -102,8 +102,8 @@ describe('podConfigOptionsToConfig()', () => {
 
   it('rejects a negative duration in milliseconds as invalid configuration', () => {
     // A number is milliseconds for a library caller only; the duration-string parser never sees it.
-    expect(() => podConfigOptionsToConfig({ nodeName: NODE, fileCheckFrequency: -5 })).toThrow(new ConfigInvalidError('config field "fileCheckFrequency": must not be negative'));
-    expect(() => podConfigOptionsToConfig({ nodeName: NODE, shutdownTimeout: -1 })).toThrow(new ConfigInvalidError('config field "shutdownTimeout": must not be negative'));
+    expect(() => podConfigOptionsToConfig({ nodeName: NODE, fileCheckFrequency: -5 })).toThrow(new ConfigInvalidError('option "fileCheckFrequency": must not be negative'));
+    expect(() => podConfigOptionsToConfig({ nodeName: NODE, shutdownTimeout: -1 })).toThrow(new ConfigInvalidError('option "shutdownTimeout": must not be negative'));
   });
 
   it('takes keepManagedFields (default false)', () => {
@@ -287,7 +287,7 @@ describe('runPodConfig()', () => {
       }, never)).rejects.toMatchObject({
         code: 'PODCONFIG_CONFIG_INVALID',
         retryable: true,
-        message: expect.stringMatching(new RegExp(`^metrics server \\(config field "metricsBindAddress"\\): cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`)) as string,
+        message: expect.stringMatching(new RegExp(`^metrics server \\(option "metricsBindAddress"\\): cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`)) as string,
       });
       expect(listening).toHaveLength(1);
       expect(await tryConnect(listening[0]!)).toBe('ECONNREFUSED');

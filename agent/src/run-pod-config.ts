@@ -1,9 +1,8 @@
-import { pino, type Logger } from 'pino';
-import { ConfigInvalidError, type Clock, type SyncHandler } from '@podconfig/core';
+import type { Logger } from 'pino';
+import { ConfigInvalidError, HANDLER_METHODS, handlerShapeProblem, strayHandlerMethods, type Clock, type SyncHandler } from '@podconfig/core';
 import type { AgentStartedInfo } from './agent.js';
 import type { AgentConfig, LogLevel } from './agent-config.js';
-import { closestName } from './closest-name.js';
-import { handlerShapeProblem } from './handler-loader.js';
+import { createRootLogger } from './logger.js';
 import { runAgent } from './main.js';
 import { CONFIG_FIELDS, resolveConfig } from './settings.js';
 
@@ -62,8 +61,9 @@ export interface PodConfigOptions {
   readonly metricsBindAddress?: string;
   readonly shutdownTimeout?: string | number;
   /**
-   * The level of the logger made when `logger` is not given (JSON lines on stdout); default `silent`.
-   * Ignored with `logger`: set that one's level yourself.
+   * The level of the logger made when `logger` is not given: the agent's (JSON lines on stdout, ISO times, `node` on
+   * every line, secrets redacted), JSON on a TTY too; default `silent`. Ignored with `logger`: set that one's level
+   * yourself.
    */
   readonly logLevel?: LogLevel;
   /** Default: a silent logger (see `logLevel`). */
@@ -74,9 +74,6 @@ export interface PodConfigOptions {
   /** Called once the pipeline is running (with the status and metrics servers' addresses when enabled). */
   readonly onStarted?: (info: AgentStartedInfo) => void;
 }
-
-/** The methods a handler object may have (`SyncHandler`'s and the optional capabilities'). */
-const HANDLER_METHODS = ['syncPod', 'killPod', 'start', 'close', 'listPods', 'runtimeError'] as const;
 
 /**
  * An in-process handler rather than a spec. Specs are plain data (`{ name, ...options }`, as a config file
@@ -92,29 +89,12 @@ function isHandlerObject(value: SyncHandler | HandlerConfig): value is SyncHandl
   return Object.values(fields).some((v) => typeof v === 'function') || HANDLER_METHODS.some((m) => typeof fields[m] === 'function');
 }
 
-/** `; it has syncpod(): is it a misspelt syncPod()?` for the methods an entry has that no handler has. */
+/** `; it has syncpod() (a misspelt syncPod()?), which no handler has` for the methods an entry has that no handler has. */
 function strayMethods(value: object): string {
-  const known: readonly string[] = HANDLER_METHODS;
-  const stray = methodNames(value).filter((m) => !known.includes(m));
+  const stray = strayHandlerMethods(value);
   if (stray.length === 0) return '';
-  const guesses = stray.map((m) => {
-    const meant = closestName(m, HANDLER_METHODS);
-    return meant === undefined ? `${m}()` : `${m}() (a misspelt ${meant}()?)`;
-  });
+  const guesses = stray.map(({ method, meant }) => (meant === undefined ? `${method}()` : `${method}() (a misspelt ${meant}()?)`));
   return `; it has ${guesses.join(', ')}, which no handler has`;
-}
-
-/** The names of an object's function-valued properties, its own and its classes' (not Object's). */
-function methodNames(value: object): string[] {
-  const names = new Set<string>();
-  for (let o: object | null = value; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o) as object | null) {
-    for (const key of Object.getOwnPropertyNames(o)) {
-      if (key === 'constructor') continue;
-      const d = Object.getOwnPropertyDescriptor(o, key);
-      if (d !== undefined && typeof d.value === 'function') names.add(key);
-    }
-  }
-  return [...names];
 }
 
 /** Options typed as a number or a boolean only (durations take a string too). */
@@ -172,7 +152,7 @@ export function podConfigOptionsToConfig(options: PodConfigOptions): AgentConfig
   const file: Record<string, unknown> = { statusAddress: 'off', logLevel: 'silent', ...fields };
   // Only in-process handlers given: do not add the default `log` handler.
   file['handlers'] = specs.length > 0 || objects.length === 0 ? (specs.length > 0 ? specs : undefined) : [];
-  return resolveConfig({}, file, { durationsInMs: true });
+  return resolveConfig({}, file, { durationsInMs: true, fieldsAreOptions: true });
 }
 
 /**
@@ -183,7 +163,8 @@ export function podConfigOptionsToConfig(options: PodConfigOptions): AgentConfig
 export async function runPodConfig(options: PodConfigOptions, signal: AbortSignal): Promise<void> {
   const config = podConfigOptionsToConfig(options);
   if (!(signal instanceof AbortSignal)) throw new ConfigInvalidError('runPodConfig(options, signal): signal must be an AbortSignal, which stops the pipeline when it aborts');
-  const logger = options.logger ?? pino({ level: options.logLevel ?? 'silent' });
+  // The agent's logger: ISO times, `node` on every line, secrets redacted, a quoted cause said once. JSON even on a TTY.
+  const logger = options.logger ?? createRootLogger({ level: config.logLevel, nodeName: config.nodeName, pretty: false });
   const handlers = (options.handlers ?? []).filter(isHandlerObject);
   await runAgent(config, {
     logger, signal, handlers,

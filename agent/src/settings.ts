@@ -312,6 +312,8 @@ export interface ResolveConfigOptions {
   readonly durationsInMs?: boolean;
   /** The flag name as typed, by the setting's flag, when an alias was used (`node-name` → `hostname-override`): errors name it. */
   readonly flagNames?: Readonly<Record<string, string>>;
+  /** Library use (`runPodConfig()`): the fields are a caller's options, so errors say `option "x"`, not `config field "x"`. */
+  readonly fieldsAreOptions?: boolean;
 }
 
 /** Flags (by flag name) override file fields (by field name) override defaults. */
@@ -319,7 +321,10 @@ export function resolveConfig(flags: Readonly<Record<string, unknown>>, file: Re
   const ctx: ParseContext = { durationsInMs: o.durationsInMs === true, fromFlag: false };
   const flagCtx: ParseContext = { ...ctx, fromFlag: true };
   const configFile = o.configFile;
-  const fieldLabel = (field: string): string => (configFile === undefined ? `config field "${field}"` : `--config ${configFile}: field "${field}"`);
+  const fieldLabel = (field: string): string => {
+    if (configFile !== undefined) return `--config ${configFile}: field "${field}"`;
+    return o.fieldsAreOptions === true ? `option "${field}"` : `config field "${field}"`;
+  };
   const out: Record<string, unknown> = {};
   const origins: Record<string, string> = {};
   for (const s of SETTINGS) {

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -113,6 +115,26 @@ describe(runPodConfig.name, () => {
       const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
       expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: 'stopped\n' });
       expect(r.stdout).toBe('');
+    });
+
+    it('logs as the agent does with logLevel: JSON lines with ISO times and the node name, a rejected manifest without a stack', async () => {
+      const manifests = join(tmp.path, 'manifests');
+      await mkdir(manifests);
+      await writeFile(join(manifests, 'bad.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: bad}\nspec: {containerz: []}\n');
+      const script = [
+        `import { runPodConfig } from ${JSON.stringify(pathToFileURL(AGENT_INDEX).href)};`,
+        'const stop = new AbortController();',
+        `await runPodConfig({ nodeName: ${JSON.stringify(NODE)}, staticPodPath: ${JSON.stringify(manifests)}, logLevel: 'info',`,
+        `  env: { HOME: ${JSON.stringify(tmp.path)} }, onStarted: () => setTimeout(() => stop.abort(), 200) }, stop.signal);`,
+      ].join('\n');
+      // Piped stdout is not a TTY: the test would also pass with pretty lines on a TTY, which the option rules out.
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+      expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 0, stderr: '' });
+      const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { node?: string; time?: string; msg: string; err?: Record<string, unknown> });
+      expect(lines.every((l) => l.node === NODE && /^\d{4}-\d\d-\d\dT/.test(l.time ?? ''))).toBe(true);
+      const rejected = lines.find((l) => String(l.err?.['message']).includes('bad.yaml'));
+      expect(rejected?.err).toMatchObject({ code: 'PODCONFIG_MANIFEST_INVALID' });
+      expect(rejected?.err).not.toHaveProperty('stack');
     });
 
     it('rejects invalid options with PODCONFIG_CONFIG_INVALID before starting anything', async () => {

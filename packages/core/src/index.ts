@@ -54,3 +54,7 @@ export { isLoopbackIp } from './loopback.js';
 export { tlsFailure, tlsFailureText, trustedCas, type CaRuntime } from './tls-failure.js';
 export type { TlsFailure } from './tls-failure.js';
 export { errorMessageWithCauses } from './error-message-with-causes.js';
+export { serializeError } from './serialize-error.js';
+export { closestName } from './closest-name.js';
+export { HANDLER_METHODS, handlerShapeProblem, isSyncHandler, strayHandlerMethods } from './handler-shape.js';
+export type { StrayHandlerMethod } from './handler-shape.js';

@@ -346,7 +346,7 @@ describe(Reconciler.name, () => {
       const clock = new ManualClock();
       expect(() => new Reconciler({ handlers: [new TestHandler('a'), new TestHandler('a')], sources: [], logger, clock }))
         .toThrow('handlers: two sync handlers are named "a": names must be unique');
-      expect(() => new Reconciler({ handlers: [new TestHandler('')], sources: [], logger, clock })).toThrow("handlers: a sync handler's name is empty");
+      expect(() => new Reconciler({ handlers: [new TestHandler('')], sources: [], logger, clock })).toThrow('handlers[0]: a handler needs a non-empty name, syncPod() and killPod(): its name is empty');
       expect(() => new Reconciler({ handlers: [new TestHandler('a')], sources: [], logger, clock, concurrency: 0 })).toThrow(ConfigInvalidError);
       expect(() => new Reconciler({ handlers: [], sources: [], logger, clock, retry: { initialMs: 10, maxMs: 5 } })).toThrow(ConfigInvalidError);
     });
@@ -372,12 +372,24 @@ describe(Reconciler.name, () => {
         [{ handlers: [{ name: 'a', syncPod: async () => {} }], sources: ['file'] }, 'killPod'],
         [{ handlers: [{ syncPod: async () => {}, killPod: async () => {} }], sources: ['file'] }, 'name'],
         [{ handlers: [null], sources: ['file'] }, 'handlers'],
+        [{ handlers: [new TestHandler('a'), { name: 'b', syncPod: async () => {} }], sources: ['file'] }, 'handlers[1]: a handler needs a non-empty name, syncPod() and killPod(): it has no killPod()'],
       ];
       for (const [o, mention] of cases) {
         expect(() => new Reconciler(loose(o)), mention).toThrow(ConfigInvalidError);
         expect(() => new Reconciler(loose(o)), mention).toThrow(mention);
       }
       expect(() => new Reconciler(loose({ handlers: [new TestHandler('a')], sources: ['file', 'http', 'api'] }))).not.toThrow();
+    });
+
+    it('warns of a handler method no handler has that is close to one (never called, as capabilities are found by name), not of its other helpers', () => {
+      const lines: Record<string, unknown>[] = [];
+      const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+      const handler = Object.assign(new TestHandler('typo'), { listPod: async () => [], Close: async () => {}, writeState: () => {} });
+      new Reconciler({ handlers: [handler, new TestHandler('fine')], sources: ['file'], logger, clock: new ManualClock() });
+      expect(lines.map(({ level, handler: h, method, meant, msg }) => ({ level, h, method, meant, msg }))).toEqual([
+        { level: 40, h: 'typo', method: 'listPod', meant: 'listPods', msg: 'handler method listPod() is never called: is it a misspelt listPods()?' },
+        { level: 40, h: 'typo', method: 'Close', meant: 'close', msg: 'handler method Close() is never called: is it a misspelt close()?' },
+      ]);
     });
   });
 

@@ -1,6 +1,6 @@
 import {
   callHook, deepFreeze, isMirrorPod, isStaticPod,
-  ALL_SOURCES, ConfigInvalidError, errorMessage, isSourceName, isClosable, isPodLister, isStartable, PodConfigError, podKey, podRef, podUid, reportsRuntimeHealth,
+  ALL_SOURCES, ConfigInvalidError, errorMessage, handlerShapeProblem, isSourceName, strayHandlerMethods, isClosable, isPodLister, isStartable, PodConfigError, podKey, podRef, podUid, reportsRuntimeHealth,
 } from '@podconfig/core';
 import type { ActualPod, Clock, Pod, PodLister, PodUpdate, RuntimeHealthReporter, SourceName, SyncHandler, SyncPodType } from '@podconfig/core';
 import type { Logger } from 'pino';
@@ -169,14 +169,19 @@ export class Reconciler {
       }
     }
     const names = new Set<string>();
-    for (const handler of options.handlers as readonly unknown[]) {
-      if (!isSyncHandlerShape(handler)) {
-        throw new ConfigInvalidError('handlers: each handler needs a string name and syncPod and killPod methods');
+    (options.handlers as readonly unknown[]).forEach((handler, index) => {
+      const problem = handlerShapeProblem(handler);
+      if (problem !== undefined) {
+        throw new ConfigInvalidError(`handlers[${index}]: a handler needs a non-empty name, syncPod() and killPod(): ${problem}`);
       }
-      if (handler.name === '') throw new ConfigInvalidError('handlers: a sync handler\'s name is empty');
-      if (names.has(handler.name)) throw new ConfigInvalidError(`handlers: two sync handlers are named "${handler.name}": names must be unique`);
-      names.add(handler.name);
-    }
+      const { name } = handler as SyncHandler;
+      if (names.has(name)) throw new ConfigInvalidError(`handlers: two sync handlers are named "${name}": names must be unique`);
+      names.add(name);
+      // The optional capabilities are found by name: a misspelt one would never be called, and nothing else says so.
+      for (const { method, meant } of strayHandlerMethods(handler as SyncHandler)) {
+        if (meant !== undefined) this.#log.warn({ handler: name, method, meant }, `handler method ${method}() is never called: is it a misspelt ${meant}()?`);
+      }
+    });
 
     this.#readiness = new SourceReadiness(options.sources);
     this.#timers = new ClockTimers({ clock: options.clock, onError: (err) => this.#log.error({ err }, 'clock failed; timer dropped') });
@@ -886,11 +891,4 @@ function runningPodOf(entry: unknown): ActualPod | undefined {
     ...(typeof namespace === 'string' ? { namespace } : {}),
     ...(typeof name === 'string' ? { name } : {}),
   };
-}
-
-/** What the reconciler calls on every handler; a JavaScript caller can pass anything. */
-function isSyncHandlerShape(value: unknown): value is SyncHandler {
-  if (typeof value !== 'object' || value === null) return false;
-  const h = value as Partial<Record<keyof SyncHandler, unknown>>;
-  return typeof h.name === 'string' && typeof h.syncPod === 'function' && typeof h.killPod === 'function';
 }
