@@ -1,4 +1,5 @@
 // Name syntax rules of apimachinery's validation package, with its messages.
+import { isIPv6 } from 'node:net';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -65,4 +66,66 @@ export function portNameProblems(value: string): string[] {
   if (value.includes('--')) problems.push("must not contain consecutive hyphens");
   if (!/[a-z]/.test(value)) problems.push('must contain at least one letter');
   return problems;
+}
+
+const DNS1123_SUBDOMAIN_WITH_UNDERSCORE = /^_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?(\._?[a-z0-9]([-_a-z0-9]*[a-z0-9])?)*$/;
+const CONFIG_MAP_KEY = /^[-._a-zA-Z0-9]+$/;
+const IPV4_SLOPPY = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/;
+/**
+ * SysctlContainSlashFmt: dot- or slash-separated segments of lowercase letters, digits, '-' and '_'. Built from
+ * the API's own text so that its `source` reads as the API's message quotes it.
+ */
+export const SYSCTL_NAME_PATTERN = new RegExp('^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$');
+/** SysctlMaxLength. */
+export const SYSCTL_NAME_MAX_LENGTH = 253;
+
+/** Problems with a DNS-1123 subdomain whose labels may hold '_' (a DNS search domain: `_tcp.example.com`). */
+export function dns1123SubdomainWithUnderscoreProblems(value: string): string[] {
+  const problems: string[] = [];
+  if (value.length > 253) problems.push('must be no more than 253 characters');
+  if (!DNS1123_SUBDOMAIN_WITH_UNDERSCORE.test(value)) {
+    problems.push("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character");
+  }
+  return problems;
+}
+
+/**
+ * Problems with an environment variable name or envFrom prefix (IsRelaxedEnvVarName, the rule of
+ * RelaxedEnvironmentVariableValidation, on by default since 1.32 and GA since 1.34).
+ */
+export function envVarNameProblems(value: string): string[] {
+  if (value === '') return ['environment variable name must be non-empty'];
+  for (const char of value) {
+    const code = char.codePointAt(0) ?? 0;
+    if (code < 0x20 || code > 0x7e || char === '=') {
+      return ["a valid environment variable name must consist only of printable ASCII characters other than '='"];
+    }
+  }
+  return [];
+}
+
+/** Problems with a ConfigMap or Secret key (IsConfigMapKey). */
+export function configMapKeyProblems(value: string): string[] {
+  const problems: string[] = [];
+  if (value.length > 253) problems.push('must be no more than 253 characters');
+  if (!CONFIG_MAP_KEY.test(value)) problems.push("a valid config key must consist of alphanumeric characters, '-', '_' or '.'");
+  if (value === '.') problems.push("must not be '.'");
+  else if (value === '..') problems.push("must not be '..'");
+  else if (value.startsWith('..')) problems.push("must not start with '..'");
+  return problems;
+}
+
+/**
+ * Problems with an IP address as the API reads one (netutils.ParseIPSloppy): IPv4 octets may carry leading
+ * zeros, IPv6 may embed IPv4; no zone (`%eth0`), no brackets, no prefix length.
+ */
+export function ipAddressProblems(value: string): string[] {
+  return isSloppyIp(value) ? [] : ['must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'];
+}
+
+function isSloppyIp(value: string): boolean {
+  const v4 = IPV4_SLOPPY.exec(value);
+  if (v4 !== null) return v4.slice(1).every((octet) => Number(octet) <= 255);
+  if (!value.includes(':') || !/^[0-9A-Fa-f:.]+$/.test(value)) return false;
+  return isIPv6(value);
 }

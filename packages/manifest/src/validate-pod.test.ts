@@ -10,7 +10,7 @@ function pod(spec: Partial<PodSpec> = {}, metadata: Pod['metadata'] = {}): Pod {
   return {
     apiVersion: 'v1', kind: 'Pod',
     metadata: { name: 'web-node-a', namespace: 'default', ...metadata },
-    spec: { containers: [container()], restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', ...spec },
+    spec: { containers: [container()], restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', terminationGracePeriodSeconds: 30, ...spec },
   };
 }
 
@@ -151,11 +151,11 @@ describe(validatePod.name, () => {
     });
 
     it('checks env names and value/valueFrom exclusivity without quoting values', () => {
-      const env = [{ name: '' }, { name: 'A=B', value: 'x' }, { name: 'PW', value: 'hunter2', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }];
+      const env = [{ name: '' }, { name: 'A=B', value: 'x' }, { name: 'PW', value: 'hunter2', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } } }];
       const errors = validatePod(pod({ containers: [container('main', { env })] }));
       expect(errors).toEqual([
         'spec.containers[0].env[0].name: Required value',
-        'spec.containers[0].env[1].name: Invalid value: "A=B": must not contain \'=\'',
+        'spec.containers[0].env[1].name: Invalid value: "A=B": a valid environment variable name must consist only of printable ASCII characters other than \'=\'',
         'spec.containers[0].env[2].valueFrom: Invalid value: may not be specified when `value` is not empty',
       ]);
       expect(errors.join()).not.toContain('hunter2');
@@ -317,6 +317,64 @@ describe(validatePod.name, () => {
         "spec.tolerations[3].operator: Invalid value: value must be empty when `operator` is 'Exists'",
         'spec.tolerations[4].effect: Unsupported value: "Evict": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
         "spec.tolerations[5].effect: Invalid value: effect must be 'NoExecute' when `tolerationSeconds` is set",
+      ]);
+    });
+
+    it('requires terminationGracePeriodSeconds (the API defaults fill it), and checks probes\' own grace periods', () => {
+      const withoutGracePeriod = pod();
+      delete withoutGracePeriod.spec!.terminationGracePeriodSeconds;
+      expect(validatePod(withoutGracePeriod)).toEqual(['spec.terminationGracePeriodSeconds: Required value']);
+      const probe = { exec: { command: ['true'] } };
+      expect(validatePod(pod({ containers: [container('main', {
+        livenessProbe: { ...probe, terminationGracePeriodSeconds: 10 }, startupProbe: { ...probe, terminationGracePeriodSeconds: 0 },
+        readinessProbe: { ...probe, terminationGracePeriodSeconds: 5 },
+      })] }))).toEqual([
+        'spec.containers[0].readinessProbe.terminationGracePeriodSeconds: Invalid value: 5: must not be set for readinessProbes',
+        'spec.containers[0].startupProbe.terminationGracePeriodSeconds: Invalid value: 0: must be greater than 0',
+      ]);
+    });
+
+    it('checks readiness gate condition types as qualified names', () => {
+      expect(validatePod(pod({ readinessGates: [{ conditionType: 'example.com/ready' }, { conditionType: 'not ready' }] }))).toEqual([
+        'spec.readinessGates[1].conditionType: Invalid value: "not ready": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character',
+      ]);
+    });
+
+    it('checks scheduling gates, and refuses any on a pod bound to a node, as every static pod is', () => {
+      expect(validatePod(pod({ schedulingGates: [{ name: 'example.com/quota' }, { name: 'example.com/quota' }, { name: 'bad gate' }] }))).toEqual([
+        'spec.schedulingGates[1]: Duplicate value: "example.com/quota"',
+        'spec.schedulingGates[2]: Invalid value: "bad gate": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character',
+      ]);
+      expect(validatePod(pod({ nodeName: 'node-a', schedulingGates: [{ name: 'example.com/quota' }] }))).toEqual([
+        'spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared',
+      ]);
+      expect(validatePod(pod({ nodeName: 'node-a', schedulingGates: [] }))).toEqual([]);
+    });
+
+    it('checks host aliases: an IP and DNS-1123 subdomain host names', () => {
+      expect(validatePod(pod({ hostAliases: [{ ip: '127.0.0.1', hostnames: ['foo.local', 'bar'] }, { ip: 'localhost', hostnames: ['Foo_Bar'] }] }))).toEqual([
+        'spec.hostAliases[1].ip: Invalid value: "localhost": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+        'spec.hostAliases[1].hostnames[0]: Invalid value: "Foo_Bar": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character',
+      ]);
+    });
+
+    it('runs the affinity, topology spread, DNS, security context, env and OS checks on the pod (wiring)', () => {
+      const errors = validatePod(pod({
+        hostUsers: false, hostPID: true, os: { name: 'plan9' }, dnsConfig: { options: [{}] },
+        securityContext: { fsGroupChangePolicy: 'Never' },
+        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] } } },
+        topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'Later' }],
+        containers: [container('main', { securityContext: { procMount: 'Unmasked', allowPrivilegeEscalation: false, privileged: true }, envFrom: [{}] })],
+      }));
+      expect(errors).toEqual([
+        'spec.containers[0].envFrom: Invalid value: must specify one of: `configMapRef` or `secretRef`',
+        'spec.containers[0].securityContext: Invalid value: cannot set `allowPrivilegeEscalation` to false and `privileged` to true',
+        'spec.securityContext.fsGroupChangePolicy: Unsupported value: "Never": supported values: "Always", "OnRootMismatch"',
+        'spec.HostPID: Forbidden: when `pod.Spec.HostUsers` is false',
+        'spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Required value: must have at least one node selector term',
+        'spec.dnsConfig.options[0]: Required value: must not be empty',
+        'spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: "Later": supported values: "DoNotSchedule", "ScheduleAnyway"',
+        'spec.os: Unsupported value: "plan9": supported values: "linux", "windows"',
       ]);
     });
 

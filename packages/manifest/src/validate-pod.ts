@@ -1,8 +1,15 @@
 import type { Container, Pod, PodSpec, Volume } from '@podconfig/core';
 import {
-  dns1123LabelProblems, dns1123SubdomainProblems, labelValueProblems, portNameProblems, qualifiedNameProblems,
+  dns1123LabelProblems, dns1123SubdomainProblems, ipAddressProblems, labelValueProblems, portNameProblems, qualifiedNameProblems,
 } from './name-rules.js';
 import { quantityValue } from './quantity.js';
+import { validateAffinity } from './validate-affinity.js';
+import { validatePodDnsConfig } from './validate-dns-config.js';
+import { validateEnv, validateEnvFrom } from './validate-env.js';
+import { oneOf } from './validate-one-of.js';
+import { validatePodOs } from './validate-pod-os.js';
+import { usesHostUsers, validateContainerSecurityContext, validatePodSecurityContext } from './validate-security-context.js';
+import { validateTopologySpreadConstraints } from './validate-topology-spread.js';
 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
 const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
@@ -13,8 +20,6 @@ const TOLERATION_OPERATORS = ['Exists', 'Equal'];
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 const HOST_PATH_TYPES = ['', 'DirectoryOrCreate', 'Directory', 'FileOrCreate', 'File', 'Socket', 'CharDevice', 'BlockDevice'];
 const PREEMPTION_POLICIES = ['PreemptLowerPriority', 'Never'];
-/** apimachinery's IsValidUserID / IsValidGroupID: a Linux ID the API accepts. */
-const MAX_ID = 2147483647;
 /**
  * A UID a manifest pins (podconfig's rule, not the API's, which never takes a UID from a client): handlers
  * name files, directories and cgroups by it, so `../x` or `a/b` must not get that far.
@@ -25,8 +30,9 @@ const MAX_ANNOTATIONS_BYTES = 256 * 1024;
 
 /**
  * A subset of the API's ValidatePodCreate (step 7), run on the pod after the kubelet defaults: metadata
- * names, labels and annotations; containers, init containers and their ports, probes and policies;
- * volumes and mounts; tolerations. Returns the errors as `<field path>: <problem>`; values are quoted
+ * names, labels and annotations; containers, init containers and their ports, env, probes, policies and
+ * security contexts; volumes and mounts; the pod's security context, affinity, topology spread, DNS, host
+ * aliases, gates, OS and tolerations. Returns the errors as `<field path>: <problem>`; values are quoted
  * only for names and keys, never for env values, commands or annotation values.
  */
 export function validatePod(pod: Pod): string[] {
@@ -55,11 +61,12 @@ export function validatePod(pod: Pod): string[] {
     errors.push(`metadata.annotations: Too long: may not be more than ${MAX_ANNOTATIONS_BYTES} bytes`);
   }
   if (pod.spec === undefined) errors.push('spec: Required value');
-  else validateSpec(pod.spec, errors);
+  else validateSpec(pod.spec, meta.labels ?? {}, errors);
   return errors;
 }
 
-function validateSpec(spec: PodSpec, errors: string[]): void {
+function validateSpec(spec: PodSpec, podLabels: Readonly<Record<string, string>>, errors: string[]): void {
+  if (spec.terminationGracePeriodSeconds === undefined) errors.push('spec.terminationGracePeriodSeconds: Required value');
   const volumes = validateVolumes(spec.volumes ?? [], errors);
   // Required members read with a default: a manifest may leave them out (the schema check does not require them).
   const containers = (spec.containers as readonly Container[] | undefined) ?? [];
@@ -70,9 +77,6 @@ function validateSpec(spec: PodSpec, errors: string[]): void {
   if ((spec.ephemeralContainers ?? []).length > 0) errors.push('spec.ephemeralContainers: Forbidden: cannot be set on create');
   oneOf(spec.restartPolicy, RESTART_POLICIES, 'spec.restartPolicy', errors);
   oneOf(spec.dnsPolicy, DNS_POLICIES, 'spec.dnsPolicy', errors);
-  if (spec.dnsPolicy === 'None' && spec.dnsConfig === undefined) {
-    errors.push('spec.dnsConfig: Required value: must provide `dnsConfig` when `dnsPolicy` is None');
-  }
   if (spec.activeDeadlineSeconds !== undefined && !(spec.activeDeadlineSeconds >= 1 && spec.activeDeadlineSeconds <= 2147483647)) {
     errors.push('spec.activeDeadlineSeconds: Invalid value: must be between 1 and 2147483647, inclusive');
   }
@@ -86,13 +90,7 @@ function validateSpec(spec: PodSpec, errors: string[]): void {
   }
   if (spec.preemptionPolicy === '') errors.push('spec.preemptionPolicy: Required value');
   else oneOf(spec.preemptionPolicy, PREEMPTION_POLICIES, 'spec.preemptionPolicy', errors);
-  const podSecurity = spec.securityContext;
-  if (podSecurity !== undefined) {
-    validateId(podSecurity.runAsUser, 'spec.securityContext.runAsUser', errors);
-    validateId(podSecurity.runAsGroup, 'spec.securityContext.runAsGroup', errors);
-    validateId(podSecurity.fsGroup, 'spec.securityContext.fsGroup', errors);
-    (podSecurity.supplementalGroups ?? []).forEach((id, i) => validateId(id, `spec.securityContext.supplementalGroups[${i}]`, errors));
-  }
+  validatePodSecurityContext(spec, errors);
   if (spec.priorityClassName) {
     for (const p of dns1123SubdomainProblems(spec.priorityClassName)) {
       errors.push(`spec.priorityClassName: Invalid value: ${JSON.stringify(spec.priorityClassName)}: ${p}`);
@@ -113,6 +111,44 @@ function validateSpec(spec: PodSpec, errors: string[]): void {
     if (t.tolerationSeconds !== undefined && t.effect !== 'NoExecute') {
       errors.push(`${at}.effect: Invalid value: effect must be 'NoExecute' when \`tolerationSeconds\` is set`);
     }
+  });
+  validateAffinity(spec.affinity, podLabels, errors);
+  validatePodDnsConfig(spec, errors);
+  (spec.readinessGates ?? []).forEach((gate, i) => {
+    const type = (gate.conditionType as string | undefined) ?? '';
+    for (const p of qualifiedNameProblems(type)) errors.push(`spec.readinessGates[${i}].conditionType: Invalid value: ${JSON.stringify(type)}: ${p}`);
+  });
+  validateSchedulingGates(spec, errors);
+  validateTopologySpreadConstraints(spec.topologySpreadConstraints ?? [], errors);
+  validateHostAliases(spec, errors);
+  validatePodOs(spec, errors);
+}
+
+/**
+ * validateSchedulingGates, and ValidatePodCreate's rule that a pod bound to a node has none: the kubelet binds
+ * every static pod to its node, so a static pod with scheduling gates is refused.
+ */
+function validateSchedulingGates(spec: PodSpec, errors: string[]): void {
+  const gates = spec.schedulingGates ?? [];
+  const seen = new Set<string>();
+  gates.forEach((gate, i) => {
+    const name = (gate.name as string | undefined) ?? '';
+    for (const p of qualifiedNameProblems(name)) errors.push(`spec.schedulingGates[${i}]: Invalid value: ${JSON.stringify(name)}: ${p}`);
+    if (seen.has(name)) errors.push(`spec.schedulingGates[${i}]: Duplicate value: ${JSON.stringify(name)}`);
+    seen.add(name);
+  });
+  if (spec.nodeName && gates.length > 0) errors.push('spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared');
+}
+
+/** ValidateHostAliases: an IP and DNS-1123 subdomain host names for each /etc/hosts entry. */
+function validateHostAliases(spec: PodSpec, errors: string[]): void {
+  (spec.hostAliases ?? []).forEach((alias, i) => {
+    const at = `spec.hostAliases[${i}]`;
+    const ip = alias.ip ?? '';
+    for (const p of ipAddressProblems(ip)) errors.push(`${at}.ip: Invalid value: ${JSON.stringify(ip)}: ${p}`);
+    (alias.hostnames ?? []).forEach((hostname, j) => {
+      for (const p of dns1123SubdomainProblems(hostname)) errors.push(`${at}.hostnames[${j}]: Invalid value: ${JSON.stringify(hostname)}: ${p}`);
+    });
   });
 }
 
@@ -178,14 +214,8 @@ function validateContainer(
     }
     oneOf(port.protocol, PROTOCOLS, `${p}.protocol`, errors);
   });
-  (c.env ?? []).forEach((env, j) => {
-    const envName = (env.name as string | undefined) ?? '';
-    if (envName === '') errors.push(`${at}.env[${j}].name: Required value`);
-    else if (envName.includes('=')) errors.push(`${at}.env[${j}].name: Invalid value: ${JSON.stringify(envName)}: must not contain '='`);
-    if (env.value && env.valueFrom !== undefined) {
-      errors.push(`${at}.env[${j}].valueFrom: Invalid value: may not be specified when \`value\` is not empty`);
-    }
-  });
+  validateEnv(c.env ?? [], `${at}.env`, errors);
+  validateEnvFrom(c.envFrom ?? [], `${at}.envFrom`, errors);
   const mountPaths = new Set<string>();
   (c.volumeMounts ?? []).forEach((mount, j) => {
     const mountName = (mount.name as string | undefined) ?? '';
@@ -203,8 +233,7 @@ function validateContainer(
       noBacktracking(sub, `${at}.volumeMounts[${j}].${field}`, errors);
     }
   });
-  validateId(c.securityContext?.runAsUser, `${at}.securityContext.runAsUser`, errors);
-  validateId(c.securityContext?.runAsGroup, `${at}.securityContext.runAsGroup`, errors);
+  validateContainerSecurityContext(c.securityContext, `${at}.securityContext`, usesHostUsers(spec), errors);
   validateResources(c, at, errors);
   const probes = [['livenessProbe', c.livenessProbe], ['readinessProbe', c.readinessProbe], ['startupProbe', c.startupProbe]] as const;
   for (const [field, probe] of probes) {
@@ -222,6 +251,12 @@ function validateContainer(
     if (handlers.length > 1) errors.push(`${at}.${field}: Forbidden: may not specify more than 1 handler type`);
     if (field !== 'readinessProbe' && probe.successThreshold !== undefined && probe.successThreshold !== 1) {
       errors.push(`${at}.${field}.successThreshold: Invalid value: ${probe.successThreshold}: must be 1`);
+    }
+    // validateProbe, validateReadinessProbe: a probe's own grace period is for the kill after it fails.
+    const grace = probe.terminationGracePeriodSeconds;
+    if (grace !== undefined && grace <= 0) errors.push(`${at}.${field}.terminationGracePeriodSeconds: Invalid value: ${grace}: must be greater than 0`);
+    if (field === 'readinessProbe' && grace !== undefined) {
+      errors.push(`${at}.${field}.terminationGracePeriodSeconds: Invalid value: ${grace}: must not be set for readinessProbes`);
     }
   }
   for (const [field, handler] of [['postStart', c.lifecycle?.postStart], ['preStop', c.lifecycle?.preStop]] as const) {
@@ -257,15 +292,4 @@ function validateResources(c: Container, at: string, errors: string[]): void {
 /** validatePathNoBacktracking: no `..` element (a host path or a sub-path must not climb out). */
 function noBacktracking(path: string, at: string, errors: string[]): void {
   if (path.split('/').includes('..')) errors.push(`${at}: Invalid value: ${JSON.stringify(path)}: must not contain '..'`);
-}
-
-function validateId(id: number | undefined, at: string, errors: string[]): void {
-  if (id !== undefined && !(id >= 0 && id <= MAX_ID)) errors.push(`${at}: Invalid value: ${id}: must be between 0 and ${MAX_ID}, inclusive`);
-}
-
-function oneOf(value: string | undefined, allowed: readonly string[], at: string, errors: string[]): void {
-  if (value === undefined) return;
-  if (!allowed.includes(value)) {
-    errors.push(`${at}: Unsupported value: ${JSON.stringify(value)}: supported values: ${allowed.map((v) => JSON.stringify(v)).join(', ')}`);
-  }
 }
