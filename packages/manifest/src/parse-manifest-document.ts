@@ -1,8 +1,10 @@
 import { GoYamlError, parseGoYaml } from './go-yaml.js';
 import { isJsonObject, jsonTypeName, type JsonObject } from './json-object.js';
+import { lineAndColumn } from './line-and-column.js';
 import { MAX_MANIFEST_BYTES } from './max-manifest-bytes.js';
 import { ParsedManifest } from './parsed-manifest.js';
 import { reject, rejectNotAPod } from './rejection.js';
+import { yamlBudgetProblem, YAML_NODE_COUNT_MIN_CHARS } from './yaml-node-budget.js';
 
 /** Nesting deeper than this is no Pod (the schema is about 15 levels deep). */
 const MAX_DEPTH = 64;
@@ -56,15 +58,14 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** `line L, column C` (1-based) of a character offset. */
-function lineAndColumn(text: string, offset: number): string {
-  const before = text.slice(0, Math.min(offset, text.length));
-  const line = before.split('\n').length;
-  return `line ${line}, column ${before.length - before.lastIndexOf('\n')}`;
-}
-
-/** The first YAML document, as the kubelet's converter (`sigs.k8s.io/yaml`, go-yaml v2) reads it. */
+/**
+ * The first YAML document, as the kubelet's converter (`sigs.k8s.io/yaml`, go-yaml v2) reads it; a large one
+ * only once its nodes are counted (yaml-node-budget.ts: the parse's memory grows with them, not with the bytes).
+ */
 function parseFirstYamlDocument(text: string): unknown {
+  const problem = text.length >= YAML_NODE_COUNT_MIN_CHARS ? yamlBudgetProblem(text) : undefined;
+  if (problem?.kind === 'too-many-nodes') rejectNotAPod(problem.reason, 'PODCONFIG_MANIFEST_TOO_LARGE');
+  if (problem?.kind === 'too-deep') reject(problem.reason);
   try {
     return parseGoYaml(text);
   } catch (err: unknown) {

@@ -96,11 +96,12 @@ describe(parseManifestOffThread.name, () => {
     }
   });
 
-  it('refuses a manifest whose parse outgrows the worker\'s heap (tiny collections by the million), never parsing it on this thread, and parses the next on a new worker', async () => {
-    // The shared worker's heap is 1 GiB (YAML_WORKER_HEAP_MB); this one's 32 MB lets a 1 MB bomb show the same.
+  it('refuses a manifest whose parse outgrows the worker\'s heap (tiny collections by the ten thousand), never parsing it on this thread, and parses the next on a new worker', async () => {
+    // The shared worker's heap is 160 MB (YAML_WORKER_HEAP_MB); this one's 32 MB lets a bomb within the node limit
+    // (yaml-node-budget.ts: 45,000 nodes pass the count) show what one past the heap gets.
     const worker = new YamlWorker(32);
     const header = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: bomb\nspec:\n  containers:\n  - name: c\n    image: nginx\n  q: [';
-    const bomb = Buffer.from(header + '{},'.repeat(350_000) + '{}]\n');
+    const bomb = Buffer.from(header + '{},'.repeat(45_000) + '{}]\n');
     const good = podListYaml(OFF_THREAD_MIN_BYTES);
     const [refused, parsed] = await Promise.all([worker.parse(bomb, undefined), worker.parse(good, undefined)]);
     expect(refused).toBeDefined();

@@ -20,10 +20,11 @@ const WORKER_URL = import.meta.url.endsWith('.ts')
 
 /**
  * The worker's heap, in MB: what a YAML parse may take. The 10 MiB cap bounds the bytes, not the nodes: a manifest of
- * tiny collections (`[{},{},…]`, 3.5 million of them) needed over 4 GB and killed the process. The largest
- * plausible pod manifest, 10 MB of `env` (170,000 variables), needs ~500 MB.
+ * tiny collections (`[{},{},…]`, 3.5 million of them) needed over 4 GB and killed the process. The node count
+ * (yaml-node-budget.ts) refuses those before the parse; within it a parse takes at most ~125 MB, so this is the net
+ * under that rope, sized to fit beside the agent in the DaemonSet's 256 MiB limit with the limit's worst case.
  */
-export const YAML_WORKER_HEAP_MB = 1024;
+export const YAML_WORKER_HEAP_MB = 160;
 
 interface Pending {
   readonly data: Uint8Array;
