@@ -42,6 +42,13 @@ describe('parseCommandLine()', () => {
     expect(run(['--hostname-override', 'n1']).flags['node-name']).toBe('n1');
   });
 
+  it('refuses --node-name and --hostname-override with two values, and takes them with one', () => {
+    expect(parseCommandLine(['--node-name', 'aa', '--hostname-override', 'bb'], '1.2.3')).toEqual({
+      kind: 'exit', code: 1, output: 'podconfig-agent: --node-name and --hostname-override give two values for one setting: give one of them\n',
+    });
+    expect(run(['--hostname-override', 'aa', '--node-name', 'aa']).flags['node-name']).toBe('aa');
+  });
+
   it('reports the name typed for an alias, so errors name --hostname-override, not --node-name', () => {
     expect(run(['--hostname-override=']).flagNames).toEqual({ 'node-name': 'hostname-override' });
     expect(run(['--node-name=n1']).flagNames).toEqual({});
@@ -117,6 +124,9 @@ describe('parseCommandLine()', () => {
   ])('takes the kubelet\'s --v=%s as --log-level=%s, naming --v in errors', (v, level) => {
     expect(run([`--v=${v}`]).flags).toEqual({ 'log-level': level });
     expect(run(['-v', v]).flagNames).toEqual({ 'log-level': 'v' });
+    // pflag's shorthand forms: `-v=4` (the kubelet's and kubectl's common spelling) and `-v4`.
+    expect(run([`-v=${v}`]).flags).toEqual({ 'log-level': level });
+    expect(run([`-v${v}`]).flags).toEqual({ 'log-level': level });
   });
 
   it.each([

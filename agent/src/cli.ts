@@ -49,7 +49,8 @@ export function parseCommandLine(argv: readonly string[], version: string): Comm
     }
   }
   try {
-    program.parse([...argv], { from: 'user' });
+    // pflag reads `-v=4` as the shorthand and its value; commander would take "=4" for the value.
+    program.parse(argv.map((arg) => (arg.startsWith('-v=') ? `--v=${arg.slice(3)}` : arg)), { from: 'user' });
   } catch (err: unknown) {
     if (err instanceof CommanderError) {
       return { kind: 'exit', code: err.exitCode, output: err.exitCode === 0 ? output : usageErrorLine(output) };
@@ -72,7 +73,12 @@ export function parseCommandLine(argv: readonly string[], version: string): Comm
   for (const [attr, value] of Object.entries(opts)) {
     const name = attribute.get(attr);
     if (name === undefined || value === undefined) continue;
-    flags[name.flag] = value === true ? 'true' : value;
+    const given = value === true ? 'true' : value;
+    // A flag and its alias with two values: which one the user meant is a guess (the kubelet has only the alias).
+    if (flags[name.flag] !== undefined && JSON.stringify(flags[name.flag]) !== JSON.stringify(given)) {
+      return usageError(`--${flagNames[name.flag] ?? name.flag} and --${name.typed} give two values for one setting: give one of them`);
+    }
+    flags[name.flag] = given;
     if (name.typed !== name.flag) flagNames[name.flag] = name.typed;
     else delete flagNames[name.flag];
   }

@@ -186,6 +186,26 @@ describe(ApiserverPodSource.name, () => {
       expect(lines.filter((l) => l.msg === NODE_NOT_FOUND)).toMatchObject([{ level: 40, nodeName: NODE }]);
     });
 
+    it('follows "node not found" with "node found" when the Node registers later, and warns when it is deleted', async () => {
+      const fake = await fakeServer();
+      const { logger, lines } = capture();
+      const run = start(kubeClient(fake), { logger });
+      expect(keys(await run.next())).toEqual([]);
+      expect(lines.filter((l) => l.msg === NODE_NOT_FOUND)).toHaveLength(1);
+      fake.createNode({ metadata: { name: NODE } });
+      await until(() => lines.some((l) => l.msg === 'node found in the API server'));
+      expect(run.source.status().details).toMatchObject({ nodeExists: true });
+      fake.deleteNode(NODE);
+      await until(() => lines.some((l) => l.msg === 'node deleted from the API server: no pod may be bound to it'));
+      const said = lines.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('node ') && l.level !== 20);
+      expect(said.map((l) => [l.level, l.msg, l.nodeName])).toEqual([
+        [30, 'node sync complete, watching apiserver pods', NODE],
+        [40, NODE_NOT_FOUND, NODE],
+        [30, 'node found in the API server', NODE],
+        [40, 'node deleted from the API server: no pod may be bound to it', NODE],
+      ]);
+    });
+
     it('logs "node sync has not completed yet" every nodeSyncPollMs on its clock, until the gate opens', async () => {
       const fake = await fakeServer();
       const inner = kubeClient(fake);
@@ -575,6 +595,20 @@ describe(NodeSyncSink.name, () => {
       sink.apply({ type: 'DELETED', object: { metadata: { name: NODE } } });
       expect(sink.exists).toBe(false);
     });
+  });
+
+  it('tells of the Node appearing or going after the initial list only, once per change', () => {
+    const changes: boolean[] = [];
+    const sink = new NodeSyncSink({ onExistenceChange: (exists) => changes.push(exists) });
+    sink.apply({ type: 'ADDED', object: { metadata: { name: NODE } } }); // before the list: not synced yet
+    sink.replace([], '5');
+    expect(changes).toEqual([]);
+    sink.apply({ type: 'ADDED', object: { metadata: { name: NODE } } });
+    sink.apply({ type: 'MODIFIED', object: { metadata: { name: NODE } } });
+    sink.replace([{ metadata: { name: NODE } }], '9'); // a relist that finds it still there
+    sink.apply({ type: 'DELETED', object: { metadata: { name: NODE } } });
+    sink.replace([], '12');
+    expect(changes).toEqual([true, false]);
   });
 });
 

@@ -210,7 +210,12 @@ export class ApiserverPodSource implements PodSource, StatusReporter {
     const keep = this.#o.keepManagedFields === true;
     const strip = keep ? {} : { transform: stripManagedFields, dropManagedFields: true };
     const intake = new PodIntake({ keepManagedFields: keep });
-    const nodeSink = new NodeSyncSink();
+    const nodeSink = new NodeSyncSink({
+      onExistenceChange: (exists) => {
+        if (exists) this.#log.info({ nodeName }, 'node found in the API server');
+        else this.#log.warn({ nodeName }, 'node deleted from the API server: no pod may be bound to it');
+      },
+    });
     const nodeLw = new ErrorCountingListerWatcher<KubeObject>(
       new ListWatch<KubeObject>({ client, path: NODES_PATH, fieldSelector: `metadata.name=${escapeFieldValue(nodeName)}`, kind: 'Node', ...strip }),
       stopped,

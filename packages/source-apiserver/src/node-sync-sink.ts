@@ -9,6 +9,15 @@ export class NodeSyncSink implements ReflectorSink<KubeObject> {
   #synced = false;
   #exists = false;
   readonly #waiters = new Set<() => void>();
+  readonly #onExistenceChange: ((exists: boolean) => void) | undefined;
+
+  /**
+   * `onExistenceChange` is told when the Node appears or goes after the initial list (which the gate reports
+   * itself), so that a "node not found" warning is not the last word when the node registers later.
+   */
+  constructor(o: { readonly onExistenceChange?: (exists: boolean) => void } = {}) {
+    this.#onExistenceChange = o.onExistenceChange;
+  }
 
   /** The initial list (or streaming list) of the node has completed. */
   get synced(): boolean {
@@ -21,15 +30,24 @@ export class NodeSyncSink implements ReflectorSink<KubeObject> {
   }
 
   replace(items: readonly KubeObject[], _resourceVersion: string): void {
+    if (this.#synced) {
+      this.#setExists(items.length > 0);
+      return;
+    }
     this.#exists = items.length > 0;
-    if (this.#synced) return;
     this.#synced = true;
     for (const wake of this.#waiters) wake();
     this.#waiters.clear();
   }
 
   apply(event: ChangeEvent<KubeObject>): void {
-    this.#exists = event.type !== 'DELETED';
+    this.#setExists(event.type !== 'DELETED');
+  }
+
+  #setExists(exists: boolean): void {
+    if (exists === this.#exists) return;
+    this.#exists = exists;
+    if (this.#synced) this.#onExistenceChange?.(exists);
   }
 
   /** Resolves `true` once synced, or `false` when `signal` aborts first. */
