@@ -119,6 +119,34 @@ describe('redactPodForStatus()', () => {
     expect(JSON.stringify(shown)).not.toMatch(/flex-secret|csi-secret/);
   });
 
+  it('redacts the query of an httpGet path and the userinfo and query of a gitRepo repository, keeping the rest', () => {
+    const pod: Pod = {
+      metadata: { name: 'web' },
+      spec: {
+        containers: [{
+          name: 'app', image: 'a',
+          readinessProbe: { httpGet: { path: '/ready?access_token=probe-secret', port: 8080 } },
+          livenessProbe: { httpGet: { path: '/healthz', port: 8080 } },
+        }],
+        volumes: [
+          { name: 'src', gitRepo: { repository: 'https://user:git-secret@github.com/o/r.git', revision: 'main' } },
+          { name: 'query', gitRepo: { repository: 'https://git.example/r.git?token=query-secret' } },
+          { name: 'scp', gitRepo: { repository: 'git@github.com:o/r.git' } },
+        ],
+      },
+    };
+    const shown = redactPodForStatus(pod).spec;
+    expect(shown?.containers[0]?.readinessProbe).toEqual({ httpGet: { path: `/ready?${REDACTED}`, port: 8080 } });
+    expect(shown?.containers[0]?.livenessProbe).toBe(pod.spec?.containers[0]?.livenessProbe);
+    expect(shown?.volumes?.map((v) => v.gitRepo)).toEqual([
+      { repository: `https://${REDACTED}@github.com/o/r.git`, revision: 'main' },
+      { repository: `https://git.example/r.git?${REDACTED}` },
+      { repository: 'git@github.com:o/r.git' },
+    ]);
+    expect(shown?.volumes?.[2]).toBe(pod.spec?.volumes?.[2]);
+    expect(JSON.stringify(shown)).not.toMatch(/secret/);
+  });
+
   it('returns the pod itself when it holds nothing to redact', () => {
     const pod: Pod = {
       metadata: { name: 'web', annotations: { team: 'a' } },

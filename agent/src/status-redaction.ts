@@ -28,9 +28,10 @@ export function redactAnnotations(annotations: Readonly<Record<string, string>> 
  * readable by root alone. So what manifests put secrets in is redacted, each string replaced by {@link REDACTED}
  * and the shape kept (a list as long, a map's keys): in every container (`containers`, `initContainers`,
  * `ephemeralContainers`) literal environment values (`env[].value`), `command` and `args` (a `--db-password=…`),
- * the `exec` commands and `httpGet` header values (an `Authorization` a probe sends) of every probe (liveness,
- * readiness, startup) and lifecycle hook (`postStart`, `preStop`); the volumes' `flexVolume.options` and
- * `csi.volumeAttributes` values; and annotations that repeat the spec. Names, images, `valueFrom` and secret
+ * the `exec` commands, `httpGet` header values (an `Authorization` a probe sends) and `httpGet` path queries
+ * (`?access_token=…`) of every probe (liveness, readiness, startup) and lifecycle hook (`postStart`, `preStop`); the
+ * volumes' `flexVolume.options` and `csi.volumeAttributes` values and a `gitRepo.repository`'s userinfo and query;
+ * and annotations that repeat the spec. Names, images, `valueFrom` and secret
  * references and everything else stay. The pod is copied only where it changes (it is shared and frozen).
  */
 export function redactPodForStatus(pod: Pod): Pod {
@@ -123,7 +124,10 @@ function redactWords(words: readonly string[] | undefined): string[] | undefined
   return words.map(() => REDACTED);
 }
 
-/** A volume with the values of `flexVolume.options` and `csi.volumeAttributes` redacted (keys kept); itself when it has none. */
+/**
+ * A volume with the values of `flexVolume.options` and `csi.volumeAttributes` redacted (keys kept), and the userinfo
+ * and query of a `gitRepo.repository`; itself when it has none.
+ */
 function redactVolume(volume: Volume): Volume {
   let out = volume;
   const options = redactValues(volume.flexVolume?.options);
@@ -134,6 +138,10 @@ function redactVolume(volume: Volume): Volume {
   if (volume.csi !== undefined && attributes !== undefined && attributes !== volume.csi.volumeAttributes) {
     out = { ...out, csi: { ...volume.csi, volumeAttributes: attributes } };
   }
+  const repository = volume.gitRepo === undefined ? undefined : redactRepository(volume.gitRepo.repository);
+  if (volume.gitRepo !== undefined && repository !== undefined && repository !== volume.gitRepo.repository) {
+    out = { ...out, gitRepo: { ...volume.gitRepo, repository } };
+  }
   return out;
 }
 
@@ -143,8 +151,27 @@ function redactValues(map: Readonly<Record<string, string>> | undefined): Record
   return Object.fromEntries(Object.keys(map).map((k) => [k, REDACTED]));
 }
 
-/** Header values (an `Authorization: Bearer …` a probe sends) redacted; names stay. */
+/** Header values (an `Authorization: Bearer …` a probe sends) and the path's query (`?access_token=…`) redacted; names stay. */
 function redactHttpGet(httpGet: HttpGet | undefined): HttpGet | undefined {
-  if (httpGet?.httpHeaders === undefined || httpGet.httpHeaders.length === 0) return httpGet;
-  return { ...httpGet, httpHeaders: httpGet.httpHeaders.map((h) => ({ ...h, value: REDACTED })) };
+  if (httpGet === undefined) return undefined;
+  const path = httpGet.path === undefined ? undefined : redactQuery(httpGet.path);
+  const headers = httpGet.httpHeaders === undefined || httpGet.httpHeaders.length === 0 ? httpGet.httpHeaders : httpGet.httpHeaders.map((h) => ({ ...h, value: REDACTED }));
+  if (path === httpGet.path && headers === httpGet.httpHeaders) return httpGet;
+  return { ...httpGet, ...(path === undefined ? {} : { path }), ...(headers === undefined ? {} : { httpHeaders: headers }) };
+}
+
+/** `text` with what follows its first `?` redacted (`/ready?[REDACTED]`); itself without one. */
+function redactQuery(text: string): string {
+  const query = text.indexOf('?');
+  return query < 0 ? text : `${text.slice(0, query)}?${REDACTED}`;
+}
+
+/**
+ * A repository URL with its userinfo (`https://user:token@host/…`) and query redacted; itself without either. Not
+ * parsed as a URL (`git@host:org/repo` is none): any `…@` before the host of a `scheme://` address is userinfo.
+ */
+function redactRepository(repository: string): string {
+  const userinfo = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/?#]*@/.exec(repository);
+  const redacted = userinfo === null ? repository : `${userinfo[1] ?? ''}${REDACTED}@${repository.slice(userinfo[0].length)}`;
+  return redactQuery(redacted);
 }
