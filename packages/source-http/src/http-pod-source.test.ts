@@ -200,6 +200,18 @@ describe(HttpPodSource.name, () => {
       expect(make).toThrow(new ConfigInvalidError('manifest URL (the url option): not an absolute URL, such as http://127.0.0.1:8080/pods.yaml'));
     });
 
+    it('warns, naming the headers and not their values, when credentials would go to a host beyond loopback in clear', () => {
+      const warning = 'manifest URL is http:// beyond loopback: its headers and credentials are sent unencrypted';
+      const warned = (url: string, options: Partial<HttpPodSourceOptions> = {}) =>
+        makeSource(url, options).logs.entries().filter((e) => e.msg === warning).map((e) => ({ level: e.level, headers: e['headers'], url: e['url'] }));
+      expect(warned('http://10.0.0.1/pods', { headers: [['Authorization', 'Bearer clear-secret']] })).toEqual([{ level: 40, headers: ['Authorization'], url: 'http://10.0.0.1/pods' }]);
+      expect(warned('http://user:clear-secret@pods.example/pods')).toEqual([{ level: 40, headers: [], url: 'http://pods.example/pods' }]);
+      expect(warned('http://10.0.0.1/pods')).toEqual([]); // nothing to leak
+      expect(warned('http://127.0.0.1:1/pods', { headers: [['X-Token', 't']] })).toEqual([]);
+      expect(warned('http://[::1]:1/pods', { headers: [['X-Token', 't']] })).toEqual([]);
+      expect(warned('https://10.0.0.1/pods', { headers: [['X-Token', 't']] })).toEqual([]);
+    });
+
     it('throws ConfigInvalidError for contradictory or malformed options', () => {
       const url = 'http://127.0.0.1:1/pods';
       expect(() => makeSource(url, { cert: pki.client.cert })).toThrow('needs both cert and key');

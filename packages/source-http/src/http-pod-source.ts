@@ -15,6 +15,7 @@ import {
   PodSnapshot,
   errorMessage,
   exponentialBackoff,
+  isLoopbackIp,
   podKey,
   podRef,
   podUid,
@@ -237,6 +238,11 @@ export class HttpPodSource implements PodSource, StatusReporter {
     this.#proxy = proxy === undefined ? undefined : safeUrl(proxy.url);
     this.#tls = withGoServerVerification(tls);
     this.#log = options.logger.child({ component: 'source.http', url: this.#safeUrl });
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (url.protocol === 'http:' && host !== 'localhost' && !isLoopbackIp(host) && (headers.length > 0 || basicAuth !== undefined)) {
+      // Allowed, as the kubelet allows it (a metadata server on a trusted network), but a credential goes in clear.
+      this.#log.warn({ headers: headers.map(([name]) => name) }, 'manifest URL is http:// beyond loopback: its headers and credentials are sent unencrypted');
+    }
   }
 
   /**
