@@ -572,6 +572,28 @@ describe(KubeClient.name, () => {
       expect(url).toBe('/api/v1/pods?resourceVersion=5&watch=true');
     });
 
+    it('holds a watch-list\'s initial events to maxResponseBytes, as a list, and a plain watch to nothing of the kind', async () => {
+      // A server that streams distinct ADDED pods and never the initial-events-end bookmark.
+      const s = await serve(async (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.flushHeaders();
+        for (let i = 0; !res.destroyed && i < 200; i++) {
+          res.write(`${JSON.stringify({ type: 'ADDED', object: { kind: 'Pod', metadata: { name: `p${i}`, resourceVersion: String(i + 1) } } })}\n`);
+          await setImmediate();
+        }
+        res.end();
+      });
+      const c = client(clusterConfig(s.url), { maxResponseBytes: 4096 });
+      const count = async (query: URLSearchParams): Promise<number> => {
+        let n = 0;
+        for await (const _event of await c.watchJSON('/api/v1/pods', query, signal)) n++;
+        return n;
+      };
+      const err = await count(q({ sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: 'true' })).then(() => undefined, (e: unknown) => e);
+      expect(err).toMatchObject({ code: 'PODCONFIG_BODY_TOO_LARGE', message: 'watch GET /api/v1/pods: the initial events are larger than the limit of 4096 bytes (a list\'s body limit) before the initial-events-end bookmark' });
+      expect(await count(q({ allowWatchBookmarks: 'true' }))).toBe(200);
+    });
+
     it('ends quietly, with an info line, when the server ends the chunked body mid-line (unexpected EOF, not a decode error)', async () => {
       const cut = '{"type":"MODIFIED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"pod-1","namespace":"ns","annotations":{"secret":"hunter2"';
       const s = await serve(async (req, res) => {

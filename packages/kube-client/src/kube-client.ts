@@ -199,6 +199,7 @@ export class KubeClient {
       scanHeads: options.scanHeads === true,
       // client-go logs io.ErrUnexpectedEOF at V(1) and closes the watch; the reflector re-watches at the last RV.
       onUnexpectedEof: ({ line, bytes }) => this.#log.info({ path, line, bytes }, 'watch stream ended mid-line (unexpected EOF)'),
+      ...(q.get('sendInitialEvents') === 'true' ? { initialEventsMaxBytes: this.#maxResponseBytes } : {}),
       decode: {
         dropManagedFields: options.dropManagedFields === true,
         ...(options.specMemo === undefined ? {} : { specMemo: options.specMemo }),

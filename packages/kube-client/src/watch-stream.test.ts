@@ -127,6 +127,27 @@ describe(WatchStream.name, () => {
       }
     });
 
+    it('bounds the initial events before the first bookmark by initialEventsMaxBytes, as a list\'s body, and nothing after it', async () => {
+      const bookmark = { type: 'BOOKMARK', object: { metadata: { resourceVersion: '9', annotations: { 'k8s.io/initial-events-end': 'true' } } } };
+      const lines = (events: readonly unknown[]): number => ndjson(events).length - events.length; // newlines do not count
+      const initial = [event(1), event(2), event(3)];
+      const limit = lines([...initial, bookmark]); // the bookmark's own line counts too
+      for (const scanHeads of [false, true]) {
+        const open = (events: readonly unknown[], max: number): WatchStream => {
+          const s = source([ndjson(events)]);
+          return new WatchStream({
+            chunks: s.chunks, release: () => s.release(), readError: (err) => err, describe: 'GET /api/v1/pods',
+            signal: new AbortController().signal, scanHeads, initialEventsMaxBytes: max,
+          });
+        };
+        // Exactly the limit with the bookmark, then as much again after it: all read.
+        expect(await collect(open([...initial, bookmark, ...initial], limit))).toHaveLength(7);
+        const over = open([...initial, bookmark], limit - 1);
+        await expect(collect(over)).rejects.toThrow(new PodConfigError('PODCONFIG_BODY_TOO_LARGE',
+          `watch GET /api/v1/pods: the initial events are larger than the limit of ${limit - 1} bytes (a list's body limit) before the initial-events-end bookmark`));
+      }
+    });
+
     it('throws PODCONFIG_WATCH_DECODE for a malformed last line (not cut off: no JSON value starts so), as mid-stream', async () => {
       for (const last of ['not json at all', `${JSON.stringify(event(2))}}`, '{"type":"ADDED","object":{]}']) {
         const s = source([Buffer.from(`${JSON.stringify(event(1))}\n${last}`)]);

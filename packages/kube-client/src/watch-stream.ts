@@ -35,6 +35,13 @@ export interface WatchStreamOptions {
    * Go's unexpected EOF). The iterator then ends normally, as client-go's stream watcher closes the watch.
    */
   readonly onUnexpectedEof?: (details: { readonly line: number; readonly bytes: number }) => void;
+  /**
+   * A watch-list's (`sendInitialEvents=true`) initial events are its list: their lines up to the first bookmark may
+   * add up to this many bytes, a list body's limit, else the stream fails with `PODCONFIG_BODY_TOO_LARGE`. Each
+   * line alone is under {@link MAX_WATCH_LINE_BYTES}, but a server that never sends the bookmark would otherwise
+   * grow the reflector's initial set without end. Default: no limit.
+   */
+  readonly initialEventsMaxBytes?: number;
 }
 
 /**
@@ -57,9 +64,12 @@ export class WatchStream implements AsyncIterableIterator<unknown> {
   #line = 0;
   #done = false;
   #released = false;
+  /** What the initial events may still take, until the first bookmark; undefined once it came, or for no limit. */
+  #initialBytesLeft: number | undefined;
 
   constructor(options: WatchStreamOptions) {
     this.#o = options;
+    this.#initialBytesLeft = options.initialEventsMaxBytes;
   }
 
   [Symbol.asyncIterator](): this {
@@ -164,6 +174,7 @@ export class WatchStream implements AsyncIterableIterator<unknown> {
     this.#pending.length = 0;
     this.#pendingBytes = 0;
     this.#line++;
+    this.#countInitial(line.length);
     const text = line.toString('utf8');
     let event: unknown;
     try {
@@ -180,6 +191,7 @@ export class WatchStream implements AsyncIterableIterator<unknown> {
   /** Decodes bytes [start, end) as one event; blank lines give undefined. */
   #decode(buf: Buffer, start: number, end: number): unknown {
     this.#line++;
+    this.#countInitial(end - start);
     if (this.#o.scanHeads === true) {
       const head = scanWatchHead(buf, start, end);
       if (head !== undefined) return new ScannedWatchEvent(head, buf.subarray(start, end), this.#line, this.#o.describe, this.#o.decode);
@@ -200,7 +212,18 @@ export class WatchStream implements AsyncIterableIterator<unknown> {
     if (typeof event !== 'object' || event === null || typeof (event as { type?: unknown }).type !== 'string') {
       throw this.#bad('is not a watch event (an object with a string "type")');
     }
+    // The initial events end at a bookmark (scanned heads are change events, never bookmarks).
+    if ((event as { type: string }).type === 'BOOKMARK') this.#initialBytesLeft = undefined;
     return event;
+  }
+
+  #countInitial(bytes: number): void {
+    if (this.#initialBytesLeft === undefined) return;
+    this.#initialBytesLeft -= bytes;
+    if (this.#initialBytesLeft >= 0) return;
+    this.#finish();
+    throw new PodConfigError('PODCONFIG_BODY_TOO_LARGE',
+      `watch ${this.#o.describe}: the initial events are larger than the limit of ${this.#o.initialEventsMaxBytes ?? 0} bytes (a list's body limit) before the initial-events-end bookmark`);
   }
 
   #bad(problem: string): PodConfigError {
