@@ -5,7 +5,6 @@ const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-const IANA_SVC_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
 
 /** Problems with a DNS-1123 label (at most 63 characters); empty when valid. */
 export function dns1123LabelProblems(value: string): string[] {
@@ -58,13 +57,15 @@ export function labelValueProblems(value: string): string[] {
   return problems;
 }
 
-/** Problems with a port name (IANA_SVC_NAME: at most 15 characters, a letter, no '--'). */
+/** Problems with a port name (IsValidPortName: an IANA service name, at most 15 characters with a letter, no '--'). */
 export function portNameProblems(value: string): string[] {
+  // IsValidPortName's checks and words, in its order (apimachinery 0.36).
   const problems: string[] = [];
   if (value.length > 15) problems.push('must be no more than 15 characters');
-  if (!IANA_SVC_NAME.test(value)) problems.push("must contain only lowercase alphanumeric characters or '-', and start and end with an alphanumeric character");
-  if (value.includes('--')) problems.push("must not contain consecutive hyphens");
-  if (!/[a-z]/.test(value)) problems.push('must contain at least one letter');
+  if (!/^[-a-z0-9]+$/.test(value)) problems.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
+  if (!/[a-z]/.test(value)) problems.push('must contain at least one letter (a-z)');
+  if (value.includes('--')) problems.push('must not contain consecutive hyphens');
+  if (value.startsWith('-') || value.endsWith('-')) problems.push('must not begin or end with a hyphen');
   return problems;
 }
 

@@ -6,19 +6,24 @@ import { quantityValue } from './quantity.js';
 import { validateAffinity } from './validate-affinity.js';
 import { validatePodDnsConfig } from './validate-dns-config.js';
 import { validateEnv, validateEnvFrom } from './validate-env.js';
+import { checkHostPortConflicts } from './validate-host-ports.js';
 import { oneOf } from './validate-one-of.js';
 import { validatePodOs } from './validate-pod-os.js';
+import { validateProbesAndLifecycle } from './validate-probes.js';
+import { validateResizePolicy } from './validate-resize-policy.js';
 import { usesHostUsers, validateContainerSecurityContext, validatePodSecurityContext } from './validate-security-context.js';
 import { validateTopologySpreadConstraints } from './validate-topology-spread.js';
+import { validateVolumeMountsAndDevices } from './validate-volume-mounts.js';
+import { validateVolumeSource } from './validate-volume-sources.js';
 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
 const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
-const PULL_POLICIES = ['Always', 'Never', 'IfNotPresent'];
+/** supportedPullPolicies, sorted as the API lists them. */
+const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'];
 const MESSAGE_POLICIES = ['File', 'FallbackToLogsOnError'];
 const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
 const TOLERATION_OPERATORS = ['Exists', 'Equal'];
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
-const HOST_PATH_TYPES = ['', 'DirectoryOrCreate', 'Directory', 'FileOrCreate', 'File', 'Socket', 'CharDevice', 'BlockDevice'];
 const PREEMPTION_POLICIES = ['PreemptLowerPriority', 'Never'];
 /**
  * A UID a manifest pins (podconfig's rule, not the API's, which never takes a UID from a client): handlers
@@ -72,8 +77,13 @@ function validateSpec(spec: PodSpec, podLabels: Readonly<Record<string, string>>
   const containers = (spec.containers as readonly Container[] | undefined) ?? [];
   if (containers.length === 0) errors.push('spec.containers: Required value');
   const names = new Set<string>();
-  (spec.initContainers ?? []).forEach((c, i) => validateContainer(c, `spec.initContainers[${i}]`, true, spec, volumes, names, errors));
+  (spec.initContainers ?? []).forEach((c, i) => {
+    validateContainer(c, `spec.initContainers[${i}]`, true, spec, volumes, names, errors);
+    // Init containers run one at a time, so only the ports of one may collide.
+    checkHostPortConflicts([c], 'spec.initContainers', i, errors);
+  });
   containers.forEach((c, i) => validateContainer(c, `spec.containers[${i}]`, false, spec, volumes, names, errors));
+  checkHostPortConflicts(containers, 'spec.containers', 0, errors);
   if ((spec.ephemeralContainers ?? []).length > 0) errors.push('spec.ephemeralContainers: Forbidden: cannot be set on create');
   oneOf(spec.restartPolicy, RESTART_POLICIES, 'spec.restartPolicy', errors);
   oneOf(spec.dnsPolicy, DNS_POLICIES, 'spec.dnsPolicy', errors);
@@ -152,28 +162,25 @@ function validateHostAliases(spec: PodSpec, errors: string[]): void {
   });
 }
 
-function validateVolumes(volumes: readonly Volume[], errors: string[]): Set<string> {
-  const names = new Set<string>();
+/** ValidateVolumes: unique DNS-1123 label names and exactly one source each; returns the volumes by name. */
+function validateVolumes(volumes: readonly Volume[], errors: string[]): Map<string, Volume> {
+  const byName = new Map<string, Volume>();
   volumes.forEach((volume, i) => {
     const at = `spec.volumes[${i}]`;
     const name = (volume.name as string | undefined) ?? '';
     if (name === '') errors.push(`${at}.name: Required value`);
     else for (const p of dns1123LabelProblems(name)) errors.push(`${at}.name: Invalid value: ${JSON.stringify(name)}: ${p}`);
-    if (names.has(name)) errors.push(`${at}.name: Duplicate value: ${JSON.stringify(name)}`);
-    names.add(name);
+    if (byName.has(name)) errors.push(`${at}.name: Duplicate value: ${JSON.stringify(name)}`);
+    else byName.set(name, volume);
     const sources = Object.keys(volume).filter((k) => k !== 'name');
     if (sources.length > 1) errors.push(`${at}: Forbidden: may not specify more than 1 volume type (found ${sources.join(', ')})`);
-    if (volume.hostPath !== undefined) {
-      if (!volume.hostPath.path) errors.push(`${at}.hostPath.path: Required value`);
-      else noBacktracking(volume.hostPath.path, `${at}.hostPath.path`, errors);
-      oneOf(volume.hostPath.type ?? '', HOST_PATH_TYPES, `${at}.hostPath.type`, errors);
-    }
+    validateVolumeSource(volume, at, errors);
   });
-  return names;
+  return byName;
 }
 
 function validateContainer(
-  c: Container, at: string, init: boolean, spec: PodSpec, volumes: Set<string>, names: Set<string>, errors: string[],
+  c: Container, at: string, init: boolean, spec: PodSpec, volumes: ReadonlyMap<string, Volume>, names: Set<string>, errors: string[],
 ): void {
   const name = (c.name as string | undefined) ?? '';
   if (name === '') errors.push(`${at}.name: Required value`);
@@ -188,7 +195,6 @@ function validateContainer(
   if (init) {
     if (c.restartPolicy !== undefined && c.restartPolicy !== 'Always') oneOf(c.restartPolicy, ['Always'], `${at}.restartPolicy`, errors);
     if (c.restartPolicy !== 'Always') {
-      // Only a sidecar (an init container that keeps running) is probed or has hooks.
       for (const field of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe'] as const) {
         if (c[field] !== undefined) errors.push(`${at}.${field}: Forbidden: may not be set for init containers without restartPolicy=Always`);
       }
@@ -216,54 +222,12 @@ function validateContainer(
   });
   validateEnv(c.env ?? [], `${at}.env`, errors);
   validateEnvFrom(c.envFrom ?? [], `${at}.envFrom`, errors);
-  const mountPaths = new Set<string>();
-  (c.volumeMounts ?? []).forEach((mount, j) => {
-    const mountName = (mount.name as string | undefined) ?? '';
-    if (mountName === '') errors.push(`${at}.volumeMounts[${j}].name: Required value`);
-    else if (!volumes.has(mountName)) errors.push(`${at}.volumeMounts[${j}].name: Not found: ${JSON.stringify(mountName)}`);
-    const mountPath = (mount.mountPath as string | undefined) ?? '';
-    if (mountPath === '') errors.push(`${at}.volumeMounts[${j}].mountPath: Required value`);
-    else if (mountPaths.has(mountPath)) errors.push(`${at}.volumeMounts[${j}].mountPath: Invalid value: ${JSON.stringify(mountPath)}: must be unique`);
-    mountPaths.add(mountPath);
-    for (const field of ['subPath', 'subPathExpr'] as const) {
-      const sub = mount[field];
-      if (sub === undefined || sub === '') continue;
-      // validateLocalDescendingPath: a sub-path stays inside its volume.
-      if (sub.startsWith('/')) errors.push(`${at}.volumeMounts[${j}].${field}: Invalid value: ${JSON.stringify(sub)}: must be a relative path`);
-      noBacktracking(sub, `${at}.volumeMounts[${j}].${field}`, errors);
-    }
-  });
+  validateVolumeMountsAndDevices(c, volumes, at, errors);
   validateContainerSecurityContext(c.securityContext, `${at}.securityContext`, usesHostUsers(spec), errors);
   validateResources(c, at, errors);
-  const probes = [['livenessProbe', c.livenessProbe], ['readinessProbe', c.readinessProbe], ['startupProbe', c.startupProbe]] as const;
-  for (const [field, probe] of probes) {
-    if (probe === undefined) continue;
-    for (const number of ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold'] as const) {
-      const value = probe[number];
-      if (value !== undefined && value < 0) errors.push(`${at}.${field}.${number}: Invalid value: ${value}: must be greater than or equal to 0`);
-    }
-    const grpcPort = probe.grpc?.port;
-    if (grpcPort !== undefined && !(grpcPort >= 1 && grpcPort <= 65535)) {
-      errors.push(`${at}.${field}.grpc.port: Invalid value: ${grpcPort}: must be between 1 and 65535, inclusive`);
-    }
-    const handlers = ['exec', 'httpGet', 'tcpSocket', 'grpc'].filter((k) => (probe as Record<string, unknown>)[k] !== undefined);
-    if (handlers.length === 0) errors.push(`${at}.${field}: Required value: must specify a handler type`);
-    if (handlers.length > 1) errors.push(`${at}.${field}: Forbidden: may not specify more than 1 handler type`);
-    if (field !== 'readinessProbe' && probe.successThreshold !== undefined && probe.successThreshold !== 1) {
-      errors.push(`${at}.${field}.successThreshold: Invalid value: ${probe.successThreshold}: must be 1`);
-    }
-    // validateProbe, validateReadinessProbe: a probe's own grace period is for the kill after it fails.
-    const grace = probe.terminationGracePeriodSeconds;
-    if (grace !== undefined && grace <= 0) errors.push(`${at}.${field}.terminationGracePeriodSeconds: Invalid value: ${grace}: must be greater than 0`);
-    if (field === 'readinessProbe' && grace !== undefined) {
-      errors.push(`${at}.${field}.terminationGracePeriodSeconds: Invalid value: ${grace}: must not be set for readinessProbes`);
-    }
-  }
-  for (const [field, handler] of [['postStart', c.lifecycle?.postStart], ['preStop', c.lifecycle?.preStop]] as const) {
-    if (handler === undefined) continue;
-    const handlers = ['exec', 'httpGet', 'tcpSocket', 'sleep'].filter((k) => (handler as Record<string, unknown>)[k] !== undefined);
-    if (handlers.length !== 1) errors.push(`${at}.lifecycle.${field}: Invalid value: must specify exactly one handler type`);
-  }
+  validateResizePolicy(c, spec, `${at}.resizePolicy`, errors);
+  // Only a regular container or a sidecar (an init container that keeps running) is probed or has hooks.
+  if (!init || c.restartPolicy === 'Always') validateProbesAndLifecycle(c, spec.terminationGracePeriodSeconds, at, errors);
 }
 
 /** Container resource names: the standard ones, hugepages, or a fully qualified extended resource. */
@@ -287,9 +251,4 @@ function validateResources(c: Container, at: string, errors: string[]): void {
       errors.push(`${at}.resources.requests[${JSON.stringify(name)}]: Invalid value: ${JSON.stringify(request)}: must be less than or equal to ${name} limit of ${limit}`);
     }
   }
-}
-
-/** validatePathNoBacktracking: no `..` element (a host path or a sub-path must not climb out). */
-function noBacktracking(path: string, at: string, errors: string[]): void {
-  if (path.split('/').includes('..')) errors.push(`${at}: Invalid value: ${JSON.stringify(path)}: must not contain '..'`);
 }
