@@ -108,6 +108,21 @@ describe(StatusServer.name, () => {
       });
     });
 
+    it('serves a /pods or /sources body that was costly to build again for five times its build time, then a new one', async () => {
+      // Each reading of this clock is 100 ms on: every build looks 100 ms long, so its body is reused until 500 ms after.
+      let t = 0;
+      const server = new StatusServer({ address: { host: '127.0.0.1', port: 0 }, registry: new Registry(), logger: pino({ level: 'silent' }), now: () => (t += 100) });
+      let version = 0;
+      const base = `http://127.0.0.1:${(await server.start({ ...provider([]), pods: () => ({ kind: 'PodList', version }) }, controller.signal)).port}`;
+      const seen: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        version = i;
+        seen.push((JSON.parse((await get(`${base}/pods`)).body) as { version: number }).version);
+      }
+      // Built at 100-200: reused at 300, 400, 500, 600; built again at 700.
+      expect(seen).toEqual([0, 0, 0, 0, 0, 5]);
+    });
+
     it('answers one check at /<endpoint>/<check>, its reason included and its endpoint\'s failure status, as Kubernetes components do', async () => {
       let syncLoopError: string | undefined = undefined;
       const base = await start({ ...provider([]), syncLoopError: () => syncLoopError,
@@ -272,7 +287,8 @@ describe(StatusServer.name, () => {
         // A body larger than the socket buffers: a client that does not read keeps its request in flight.
         const big = { kind: 'PodList', items: [{ metadata: { name: 'x'.repeat(32 * 1024 * 1024) } }] };
         let building = 0;
-        const port = await startCapped({}, { ...provider([]), pods: () => { building++; return big; } });
+        // A clock that stands still: each build looks free, so none is reused (throttled-json.ts) and each request builds.
+        const port = await startCapped({ now: () => 0 }, { ...provider([]), pods: () => { building++; return big; } });
         const stalled: Socket[] = [];
         for (let i = 0; i < 4; i++) {
           const socket = await open(port);

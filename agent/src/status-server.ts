@@ -8,6 +8,7 @@ import { formatStatusAddress } from './status-address.js';
 import { healthAnswer, type HealthCheck } from './health-checks.js';
 import { IdleConnectionReaper } from './idle-connection-reaper.js';
 import { LogHealth } from './log-health.js';
+import { ThrottledJson } from './throttled-json.js';
 
 /** What the status server shows; the agent implements it. */
 export interface StatusProvider {
@@ -50,6 +51,8 @@ export interface StatusServerOptions {
   readonly maxConnections?: number;
   /** A connection whose request headers are not complete this long after it opened or its request began is closed (408); default {@link HEADERS_TIMEOUT_MS}. */
   readonly headersTimeoutMs?: number;
+  /** The monotonic clock, in ms, that times the building of `/pods` and `/sources` bodies (see {@link ThrottledJson}); default `performance.now`. */
+  readonly now?: () => number;
 }
 
 /**
@@ -97,6 +100,9 @@ export class StatusServer {
   /** What logs and errors call it. */
   readonly #name: 'status server' | 'metrics server';
   #largeInFlight = 0;
+  /** `/pods` and `/sources`, reused for a while when they are costly to build (see {@link ThrottledJson}). */
+  #podsBody: ThrottledJson | undefined;
+  #sourcesBody: ThrottledJson | undefined;
   /** Bound to a loopback address: the state endpoints answer loopback Host names only. */
   #loopbackOnly = true;
   /** Settles once the server has stopped listening (after `signal` aborted). */
@@ -116,6 +122,8 @@ export class StatusServer {
 
   /** Serves `provider` until `signal` aborts; resolves with the bound address once listening. */
   async start(provider: StatusProvider, signal: AbortSignal): Promise<AddressInfo> {
+    this.#podsBody = new ThrottledJson(() => provider.pods(), this.#o.now);
+    this.#sourcesBody = new ThrottledJson(() => provider.sources(), this.#o.now);
     const maxConnections = this.#o.maxConnections ?? MAX_STATUS_CONNECTIONS;
     const idleMs = this.#o.idleSocketMs ?? IDLE_SOCKET_MS;
     const reaper = new IdleConnectionReaper({
@@ -231,10 +239,10 @@ export class StatusServer {
     }
     switch (url.pathname) {
       case '/pods':
-        json(res, provider.pods());
+        jsonText(res, this.#podsBody?.text() ?? JSON.stringify(provider.pods()));
         return;
       case '/sources':
-        json(res, provider.sources());
+        jsonText(res, this.#sourcesBody?.text() ?? JSON.stringify(provider.sources()));
         return;
       case '/metrics': {
         const body = await this.#o.registry.metrics();
@@ -290,8 +298,8 @@ function text(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' }).end(`${body}\n`);
 }
 
-function json(res: ServerResponse, body: unknown): void {
-  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+function jsonText(res: ServerResponse, body: string): void {
+  res.writeHead(200, { 'content-type': 'application/json' }).end(body);
 }
 
 function closeServer(server: Server): void {
