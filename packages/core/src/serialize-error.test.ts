@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { PodConfigError } from './errors.js';
+import { PodConfigError, StatusError } from './errors.js';
 import { serializeError } from './serialize-error.js';
 
 /** The JSON lines a pino logger with `serializers` wrote for `log`. */
@@ -23,14 +23,18 @@ describe('serializeError', () => {
     expect(ours!['err']!['stack']).toContain('caused by: Error: connect ECONNREFUSED');
   });
 
-  it('leaves the stack out for a rejected manifest (the input\'s fault, told by the message), and keeps it for other errors', () => {
+  it('leaves the stack out for a failure of the outside (a rejected manifest, a Status, a retryable error), and keeps it for other errors', () => {
     const rejected = Object.assign(new Error('/m/web.yaml: strict decoding error: unknown field "spec.containerz"'), { code: 'PODCONFIG_MANIFEST_INVALID' });
-    const [first, second] = lines({ err: serializeError }, (l) => {
-      l.warn({ err: rejected }, 'manifest invalid');
-      l.warn({ err: Object.assign(new Error('watch failed'), { code: 'PODCONFIG_WATCH_FAILED' }) }, 'other');
+    const status = new StatusError(403, 'Forbidden', 'pods is forbidden: User "x" cannot list resource "pods"');
+    const refused = new PodConfigError('PODCONFIG_SOURCE_UNAVAILABLE', 'GET /api/v1/pods failed: connect ECONNREFUSED 127.0.0.1:6443', { retryable: true });
+    const internal = new PodConfigError('PODCONFIG_INTERNAL', 'handler 3 was not loaded');
+    const notYet = new PodConfigError('PODCONFIG_CONFIG_INVALID', '--kubeconfig: kubeconfig /k: does not exist', { retryable: true });
+    const logged = lines({ err: serializeError }, (l) => {
+      for (const err of [rejected, status, refused, internal, notYet, Object.assign(new Error('watch failed'), { code: 'PODCONFIG_WATCH_FAILED' })]) l.warn({ err }, 'x');
     });
-    expect(first!['err']).toEqual({ type: 'Error', message: rejected.message, code: 'PODCONFIG_MANIFEST_INVALID' });
-    expect(second!['err']!['stack']).toContain('watch failed');
+    expect(logged[0]!['err']).toEqual({ type: 'Error', message: rejected.message, code: 'PODCONFIG_MANIFEST_INVALID' });
+    expect(logged.map((l) => 'stack' in l['err']!)).toEqual([false, false, false, true, true, true]);
+    expect(logged[2]!['err']).toMatchObject({ type: 'PodConfigError', message: refused.message, code: 'PODCONFIG_SOURCE_UNAVAILABLE', retryable: true });
   });
 
   it('passes what is not an Error through as pino does', () => {
