@@ -99,6 +99,11 @@ describe('parseGoYaml()', () => {
     expect(read('.nan: a\n.NaN: b\n')).toEqual({ '.nan': 'b' });
   });
 
+  it('finds a key repeated at the end of a mapping of 100,000 keys in one pass (the library\'s own check is O(n²): 40,000 keys took 9 s)', () => {
+    const keys = Array.from({ length: 100_000 }, (_, i) => `k${i}: v`).join('\n');
+    expect(() => read(`${keys}\nk50000: again\n`)).toThrow('invalid YAML at line 100001, column 1: Map keys must be unique: "k50000" is repeated');
+  }, 10_000);
+
   it('refuses a key repeated in one mapping, by resolved value and type, at the first repeat in the text', () => {
     const at = (text: string): [number, number] | undefined => {
       try {

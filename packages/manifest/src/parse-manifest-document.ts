@@ -4,7 +4,7 @@ import { lineAndColumn } from './line-and-column.js';
 import { MAX_MANIFEST_BYTES } from './max-manifest-bytes.js';
 import { ParsedManifest } from './parsed-manifest.js';
 import { reject, rejectNotAPod } from './rejection.js';
-import { yamlBudgetProblem, YAML_NODE_COUNT_MIN_CHARS } from './yaml-node-budget.js';
+import { yamlBudget, YAML_TOKEN_COUNT_MIN_CHARS } from './yaml-token-budget.js';
 
 /** Nesting deeper than this is no Pod (the schema is about 15 levels deep). */
 const MAX_DEPTH = 64;
@@ -59,15 +59,20 @@ function parseJson(text: string): unknown {
 }
 
 /**
- * The first YAML document, as the kubelet's converter (`sigs.k8s.io/yaml`, go-yaml v2) reads it; a large one
- * only once its nodes are counted (yaml-node-budget.ts: the parse's memory grows with them, not with the bytes).
+ * The first YAML document, as the kubelet's converter (`sigs.k8s.io/yaml`, go-yaml v2) reads it; a large text only
+ * once its tokens are counted (yaml-token-budget.ts: the parse's memory grows with them, not with the bytes), and
+ * then only its first document.
  */
 function parseFirstYamlDocument(text: string): unknown {
-  const problem = text.length >= YAML_NODE_COUNT_MIN_CHARS ? yamlBudgetProblem(text) : undefined;
-  if (problem?.kind === 'too-many-nodes') rejectNotAPod(problem.reason, 'PODCONFIG_MANIFEST_TOO_LARGE');
-  if (problem?.kind === 'too-deep') reject(problem.reason);
+  let first = text;
+  if (text.length >= YAML_TOKEN_COUNT_MIN_CHARS) {
+    const budget = yamlBudget(text);
+    if (budget.kind === 'too-many-tokens') rejectNotAPod(budget.reason, 'PODCONFIG_MANIFEST_TOO_LARGE');
+    if (budget.kind === 'too-deep') reject(budget.reason);
+    first = text.slice(0, budget.firstDocumentEnd);
+  }
   try {
-    return parseGoYaml(text);
+    return parseGoYaml(first);
   } catch (err: unknown) {
     if (err instanceof GoYamlError) reject(err.message);
     throw err;

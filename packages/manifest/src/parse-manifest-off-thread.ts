@@ -20,9 +20,9 @@ const WORKER_URL = import.meta.url.endsWith('.ts')
 
 /**
  * The worker's heap, in MB: what a YAML parse may take. The 10 MiB cap bounds the bytes, not the nodes: a manifest of
- * tiny collections (`[{},{},…]`, 3.5 million of them) needed over 4 GB and killed the process. The node count
- * (yaml-node-budget.ts) refuses those before the parse; within it a parse takes at most ~125 MB, so this is the net
- * under that rope, sized to fit beside the agent in the DaemonSet's 256 MiB limit with the limit's worst case.
+ * tiny collections (`[{},{},…]`, 3.5 million of them) needed over 4 GB and killed the process. The token count
+ * (yaml-token-budget.ts) refuses those before the parse, within it a parse took at most ~100 MB: this is the net
+ * under that rope.
  */
 export const YAML_WORKER_HEAP_MB = 160;
 
@@ -94,7 +94,7 @@ export class YamlWorker {
         const [[id, pending]] = requests as [[number, Pending]];
         this.#settle(id);
         pending.resolve(ParsedManifest.rejected('PODCONFIG_MANIFEST_TOO_LARGE',
-          `parsing its YAML needed more than ${this.#heapMb} MB of memory (millions of nodes: a YAML bomb within the size limit)`, false));
+          `parsing its YAML needed more than ${this.#heapMb} MB of memory (a YAML bomb within the size and token limits)`, false));
         const next = requests.length > 1 ? this.#start() : undefined;
         for (const [otherId, other] of requests.slice(1)) {
           if (next === undefined) {
