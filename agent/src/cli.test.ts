@@ -129,6 +129,10 @@ describe('parseCommandLine()', () => {
     expect(run([`-v${v}`]).flags).toEqual({ 'log-level': level });
   });
 
+  it('leaves a value that starts with -v= alone: only the shorthand takes the = form', () => {
+    expect(run(['--node-name', '-v=x']).flags).toEqual({ 'node-name': '-v=x' });
+  });
+
   it.each([
     [['--v=high'], 'podconfig-agent: --v: invalid argument "high": a verbosity is a whole number >= 0\n'],
     [['--v=-1'], 'podconfig-agent: --v: invalid argument "-1": a verbosity is a whole number >= 0\n'],

@@ -49,8 +49,7 @@ export function parseCommandLine(argv: readonly string[], version: string): Comm
     }
   }
   try {
-    // pflag reads `-v=4` as the shorthand and its value; commander would take "=4" for the value.
-    program.parse(argv.map((arg) => (arg.startsWith('-v=') ? `--v=${arg.slice(3)}` : arg)), { from: 'user' });
+    program.parse([...argv], { from: 'user' });
   } catch (err: unknown) {
     if (err instanceof CommanderError) {
       return { kind: 'exit', code: err.exitCode, output: err.exitCode === 0 ? output : usageErrorLine(output) };
@@ -65,7 +64,8 @@ export function parseCommandLine(argv: readonly string[], version: string): Comm
   const verbosity = opts['v'];
   if (verbosity !== undefined) {
     if (opts['logLevel'] !== undefined) return usageError('--v and --log-level both set the log level: give one of them');
-    const level = typeof verbosity === 'string' ? logLevelOfVerbosity(verbosity) : undefined;
+    // pflag reads `-v=4` as the shorthand and its value; commander takes "=4" for the value.
+    const level = typeof verbosity === 'string' ? logLevelOfVerbosity(verbosity.replace(/^=/, '')) : undefined;
     if (level === undefined) return usageError(`--v: invalid argument ${JSON.stringify(verbosity)}: a verbosity is a whole number >= 0`);
     flags['log-level'] = level;
     flagNames['log-level'] = 'v';

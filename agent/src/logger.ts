@@ -1,6 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
-import { serializeError } from '@podconfig/core';
+import { serializeErrorWith } from '@podconfig/core';
 import { StdoutDestination } from './stdout-destination.js';
 
 /**
@@ -28,7 +28,7 @@ export function createRootLogger(o: RootLoggerOptions): Logger {
   const options = {
     level: o.level,
     base: { node: o.nodeName },
-    serializers: { err: serializeError },
+    serializers: { err: serializeErrorWith(pino.stdSerializers.err) },
     redact: { paths: [...REDACT_PATHS], censor: '[REDACTED]' },
     timestamp: pino.stdTimeFunctions.isoTime,
   };

@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import { pino, type Logger } from 'pino';
 import { ConfigInvalidError, HANDLER_METHODS, handlerShapeProblem, strayHandlerMethods, type Clock, type SyncHandler } from '@podconfig/core';
 import type { AgentStartedInfo } from './agent.js';
 import type { AgentConfig, LogLevel } from './agent-config.js';
@@ -164,7 +164,10 @@ export async function runPodConfig(options: PodConfigOptions, signal: AbortSigna
   const config = podConfigOptionsToConfig(options);
   if (!(signal instanceof AbortSignal)) throw new ConfigInvalidError('runPodConfig(options, signal): signal must be an AbortSignal, which stops the pipeline when it aborts');
   // The agent's logger: ISO times, `node` on every line, secrets redacted, a quoted cause said once. JSON even on a TTY.
-  const logger = options.logger ?? createRootLogger({ level: config.logLevel, nodeName: config.nodeName, pretty: false });
+  // Silent (the default): a plain silent logger, without the process's stdout destination and its exit hook.
+  const logger = options.logger ?? (config.logLevel === 'silent'
+    ? pino({ level: 'silent' })
+    : createRootLogger({ level: config.logLevel, nodeName: config.nodeName, pretty: false }));
   const handlers = (options.handlers ?? []).filter(isHandlerObject);
   await runAgent(config, {
     logger, signal, handlers,

@@ -132,6 +132,7 @@ describe('redactPodForStatus()', () => {
           { name: 'src', gitRepo: { repository: 'https://user:git-secret@github.com/o/r.git', revision: 'main' } },
           { name: 'query', gitRepo: { repository: 'https://git.example/r.git?token=query-secret' } },
           { name: 'scp', gitRepo: { repository: 'git@github.com:o/r.git' } },
+          { name: 'raw', gitRepo: { repository: 'https://u:ab#c?d@git.example/r.git' } },
         ],
       },
     };
@@ -142,6 +143,7 @@ describe('redactPodForStatus()', () => {
       { repository: `https://${REDACTED}@github.com/o/r.git`, revision: 'main' },
       { repository: `https://git.example/r.git?${REDACTED}` },
       { repository: 'git@github.com:o/r.git' },
+      { repository: `https://${REDACTED}@git.example/r.git` },
     ]);
     expect(shown?.volumes?.[2]).toBe(pod.spec?.volumes?.[2]);
     expect(JSON.stringify(shown)).not.toMatch(/secret/);

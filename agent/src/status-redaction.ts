@@ -168,10 +168,15 @@ function redactQuery(text: string): string {
 
 /**
  * A repository URL with its userinfo (`https://user:token@host/…`) and query redacted; itself without either. Not
- * parsed as a URL (`git@host:org/repo` is none): any `…@` before the host of a `scheme://` address is userinfo.
+ * parsed as a URL (`git@host:org/repo` is none, and a password with a raw `#` or `?` makes none): in a `scheme://`
+ * address, everything before the last `@` ahead of the first `/` is userinfo.
  */
 function redactRepository(repository: string): string {
-  const userinfo = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/?#]*@/.exec(repository);
-  const redacted = userinfo === null ? repository : `${userinfo[1] ?? ''}${REDACTED}@${repository.slice(userinfo[0].length)}`;
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(repository)?.[0];
+  if (scheme === undefined) return redactQuery(repository);
+  const slash = repository.indexOf('/', scheme.length);
+  const authority = repository.slice(scheme.length, slash < 0 ? repository.length : slash);
+  const at = authority.lastIndexOf('@');
+  const redacted = at < 0 ? repository : `${scheme}${REDACTED}${repository.slice(scheme.length + at)}`;
   return redactQuery(redacted);
 }

@@ -221,7 +221,7 @@ describe('README "Library API": the packages wired by hand', () => {
     const logs = new LogLines();
     const sample = sampleFunction((code ?? '').replace(`'${MANIFESTS}'`, JSON.stringify(manifests)), {
       // The sample's own logger, writing here instead of stdout: its lines are what the test observes.
-      pino: { pino: (options?: LoggerOptions) => pino(options ?? {}, logs.stream) },
+      pino: { pino: Object.assign((options?: LoggerOptions) => pino(options ?? {}, logs.stream), { stdSerializers: pino.stdSerializers }) },
       '@podconfig/core': core,
       '@podconfig/source-file': sourceFile,
       '@podconfig/merge': merge,

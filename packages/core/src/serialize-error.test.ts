@@ -2,7 +2,9 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { PodConfigError, StatusError } from './errors.js';
-import { serializeError } from './serialize-error.js';
+import { serializeErrorWith } from './serialize-error.js';
+
+const serializeError = serializeErrorWith(pino.stdSerializers.err);
 
 /** The JSON lines a pino logger with `serializers` wrote for `log`. */
 function lines(serializers: pino.LoggerOptions['serializers'], log: (logger: pino.Logger) => void): Record<string, Record<string, unknown>>[] {
@@ -12,7 +14,7 @@ function lines(serializers: pino.LoggerOptions['serializers'], log: (logger: pin
   return chunks.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, Record<string, unknown>>);
 }
 
-describe('serializeError', () => {
+describe(serializeErrorWith.name, () => {
   it('says a cause the message quotes once, where pino\'s own serializer says it twice', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
     const err = new PodConfigError('PODCONFIG_SOURCE_UNAVAILABLE', `http://127.0.0.1:1/pods.yaml: request failed: ${refused.message}`, { cause: refused });

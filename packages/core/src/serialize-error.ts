@@ -1,9 +1,9 @@
-// eslint-disable-next-line no-restricted-imports -- pino's err serializer, a pure function: no logger is made here
-import { pino } from 'pino';
+import type { pino } from 'pino';
 import { errorMessageWithCauses } from './error-message-with-causes.js';
 import { PodConfigError, StatusError } from './errors.js';
 
-type SerializedError = ReturnType<typeof pino.stdSerializers.err>;
+/** pino's `err` serializer's type (`pino.stdSerializers.err`), which {@link serializeErrorWith} builds on. */
+export type ErrSerializer = typeof pino.stdSerializers.err;
 
 /**
  * Errors whose stack says nothing an operator can use, only where podconfig noticed what its message says: a
@@ -21,15 +21,18 @@ const isOutsideFailure = (err: Error): boolean => {
 };
 
 /**
- * pino's `err` serializer (type, stack with the causes' stacks, own fields) with {@link errorMessageWithCauses} for the
- * message, and no stack for a failure of the outside: a rejected manifest, an API server's `Status`, a retryable error. podconfig's messages quote their causes already, which pino's own
- * serializer would append a second time (`request failed: connect ECONNREFUSED …: connect ECONNREFUSED …`). The
- * agent's logger uses it; give it to your own: `pino({ serializers: { err: serializeError } })`.
+ * pino's `err` serializer (`base`: type, stack with the causes' stacks, own fields) with {@link errorMessageWithCauses}
+ * for the message, and no stack for a failure of the outside: a rejected manifest, an API server's `Status`, a
+ * retryable error. podconfig's messages quote their causes already, which pino's own serializer would append a second
+ * time (`request failed: connect ECONNREFUSED …: connect ECONNREFUSED …`). The agent's logger uses it; give it to your
+ * own: `pino({ serializers: { err: serializeErrorWith(pino.stdSerializers.err) } })` (core takes pino as a type only).
  */
-export function serializeError(err: Error): SerializedError {
-  const out = pino.stdSerializers.err(err);
-  if (!(err instanceof Error) || typeof out !== 'object' || out === null) return out;
-  out.message = errorMessageWithCauses(err);
-  if (isOutsideFailure(err)) delete (out as { stack?: string }).stack;
-  return out;
+export function serializeErrorWith(base: ErrSerializer): ErrSerializer {
+  return (err) => {
+    const out = base(err);
+    if (!(err instanceof Error) || typeof out !== 'object' || out === null) return out;
+    out.message = errorMessageWithCauses(err);
+    if (isOutsideFailure(err)) delete (out as { stack?: string }).stack;
+    return out;
+  };
 }

@@ -11,11 +11,12 @@ type PodAffinityTerm = NonNullable<PodAffinity['requiredDuringSchedulingIgnoredD
 type WeightedPodAffinityTerm = NonNullable<PodAffinity['preferredDuringSchedulingIgnoredDuringExecution']>[number];
 
 /**
- * validateAffinity for a pod being created: node affinity (ValidateNodeSelector, ValidatePreferredSchedulingTerms)
- * and pod (anti-)affinity (validatePodAffinityTerm). `podLabels` are the pod's own labels: on create the API merges
- * matchLabelKeys / mismatchLabelKeys into the term's labelSelector before validating, and one rule sees that merge.
+ * validateAffinity as the kubelet runs it on a static pod: node affinity (ValidateNodeSelector,
+ * ValidatePreferredSchedulingTerms) and pod (anti-)affinity (validatePodAffinityTerm), on the terms as written. The
+ * API server's create merges matchLabelKeys / mismatchLabelKeys into each term's labelSelector first, which makes one
+ * rule stricter there; the kubelet's decoding does not, and neither does this.
  */
-export function validateAffinity(affinity: Affinity | undefined, podLabels: Readonly<Record<string, string>>, errors: string[]): void {
+export function validateAffinity(affinity: Affinity | undefined, errors: string[]): void {
   if (affinity === undefined) return;
   const at = 'spec.affinity';
   const node = affinity.nodeAffinity;
@@ -38,13 +39,13 @@ export function validateAffinity(affinity: Affinity | undefined, podLabels: Read
     const podAffinity: PodAffinity | undefined = affinity[kind];
     if (podAffinity === undefined) continue;
     (podAffinity.requiredDuringSchedulingIgnoredDuringExecution ?? []).forEach((term, i) => {
-      validatePodAffinityTerm(term, podLabels, `${at}.${kind}.requiredDuringSchedulingIgnoredDuringExecution[${i}]`, errors);
+      validatePodAffinityTerm(term, `${at}.${kind}.requiredDuringSchedulingIgnoredDuringExecution[${i}]`, errors);
     });
     (podAffinity.preferredDuringSchedulingIgnoredDuringExecution ?? []).forEach((weighted: WeightedPodAffinityTerm, i) => {
       const termAt = `${at}.${kind}.preferredDuringSchedulingIgnoredDuringExecution[${i}]`;
       weightErrors(weighted.weight, `${termAt}.weight`, errors);
       const term = (weighted.podAffinityTerm as PodAffinityTerm | undefined) ?? ({} as PodAffinityTerm);
-      validatePodAffinityTerm(term, podLabels, `${termAt}.podAffinityTerm`, errors);
+      validatePodAffinityTerm(term, `${termAt}.podAffinityTerm`, errors);
     });
   }
 }
@@ -109,7 +110,7 @@ function validateNodeFieldSelectorRequirement(requirement: NodeSelectorRequireme
  * validatePodAffinityTerm: selectors, namespaces (the API reports them at `.namespace`), matchLabelKeys and
  * mismatchLabelKeys (validateMatchLabelKeysAndMismatchLabelKeys), topologyKey.
  */
-function validatePodAffinityTerm(term: PodAffinityTerm, podLabels: Readonly<Record<string, string>>, at: string, errors: string[]): void {
+function validatePodAffinityTerm(term: PodAffinityTerm, at: string, errors: string[]): void {
   validateLabelSelector(term.labelSelector, `${at}.labelSelector`, errors);
   validateLabelSelector(term.namespaceSelector, `${at}.namespaceSelector`, errors);
   for (const namespace of term.namespaces ?? []) {
@@ -121,7 +122,7 @@ function validatePodAffinityTerm(term: PodAffinityTerm, podLabels: Readonly<Reco
   labelKeysErrors(mismatchLabelKeys, term.labelSelector, `${at}.mismatchLabelKeys`, errors);
   if (term.labelSelector !== undefined) {
     const seen = new Set(Object.keys(term.labelSelector.matchLabels ?? {}));
-    for (const key of selectorExpressionKeysOnCreate(term, podLabels)) {
+    for (const key of (term.labelSelector.matchExpressions ?? []).map((e) => (e.key as string | undefined) ?? '')) {
       const index = matchLabelKeys.lastIndexOf(key);
       // A key the selector already names gets a second, conflicting requirement from matchLabelKeys.
       if (index >= 0 && seen.has(key)) {
@@ -137,18 +138,6 @@ function validatePodAffinityTerm(term: PodAffinityTerm, podLabels: Readonly<Reco
   const topologyKey = (term.topologyKey as string | undefined) ?? '';
   if (topologyKey === '') errors.push(`${at}.topologyKey: Required value: can not be empty`);
   labelKeyErrors(topologyKey, `${at}.topologyKey`, errors);
-}
-
-/**
- * The keys of the term's matchExpressions once the API has appended one requirement per matchLabelKeys and
- * mismatchLabelKeys entry the pod has a label for (applyMatchLabelKeysAndMismatchLabelKeys, on create).
- */
-function selectorExpressionKeysOnCreate(term: PodAffinityTerm, podLabels: Readonly<Record<string, string>>): string[] {
-  const keys = (term.labelSelector?.matchExpressions ?? []).map((e) => (e.key as string | undefined) ?? '');
-  for (const key of [...(term.matchLabelKeys ?? []), ...(term.mismatchLabelKeys ?? [])]) {
-    if (Object.hasOwn(podLabels, key)) keys.push(key);
-  }
-  return keys;
 }
 
 /** validateLabelKeys: label keys that need a labelSelector to refine. */

@@ -94,6 +94,8 @@ describe(validateEnv.name, () => {
 describe(validateEnvFrom.name, () => {
   it('accepts one source with a valid prefix; a name may end in - (a prefix)', () => {
     expect(envFrom({ prefix: 'APP_', configMapRef: { name: 'app-config' } }, { secretRef: { name: 'creds-' } })).toEqual([]);
+    // maskTrailingDash replaces the last two characters: `a-.-` is checked as `a-a`, `a.-` as `a`.
+    expect(envFrom({ configMapRef: { name: 'a-.-' } }, { secretRef: { name: 'a.-' } })).toEqual([]);
   });
 
   it('requires exactly one of configMapRef and secretRef, reported at the list', () => {

@@ -62,8 +62,9 @@ export function validateEnvFrom(envFrom: NonNullable<Container['envFrom']>, at: 
       sources++;
       const name = ref.name ?? '';
       if (name === '') errors.push(`${path}.${field}.name: Required value`);
-      // A name used as a prefix may end in '-' (NameIsDNSSubdomain with prefix).
-      else for (const p of dns1123SubdomainProblems(name.length > 1 ? name.replace(/-$/, 'a') : name)) errors.push(`${path}.${field}.name: Invalid value: ${JSON.stringify(name)}: ${p}`);
+      // A name used as a prefix may end in '-' (NameIsDNSSubdomain with prefix: maskTrailingDash, which replaces the
+      // last two characters, not one: `a-.-` passes as `a-a`).
+      else for (const p of dns1123SubdomainProblems(name.length > 1 && name.endsWith('-') ? `${name.slice(0, -2)}a` : name)) errors.push(`${path}.${field}.name: Invalid value: ${JSON.stringify(name)}: ${p}`);
     }
     // The API reports these at the list, not the item.
     if (sources === 0) errors.push(`${at}: Invalid value: must specify one of: \`configMapRef\` or \`secretRef\``);

@@ -66,11 +66,11 @@ export function validatePod(pod: Pod): string[] {
     errors.push(`metadata.annotations: Too long: may not be more than ${MAX_ANNOTATIONS_BYTES} bytes`);
   }
   if (pod.spec === undefined) errors.push('spec: Required value');
-  else validateSpec(pod.spec, meta.labels ?? {}, errors);
+  else validateSpec(pod.spec, errors);
   return errors;
 }
 
-function validateSpec(spec: PodSpec, podLabels: Readonly<Record<string, string>>, errors: string[]): void {
+function validateSpec(spec: PodSpec, errors: string[]): void {
   if (spec.terminationGracePeriodSeconds === undefined) errors.push('spec.terminationGracePeriodSeconds: Required value');
   const volumes = validateVolumes(spec.volumes ?? [], errors);
   // Required members read with a default: a manifest may leave them out (the schema check does not require them).
@@ -122,7 +122,7 @@ function validateSpec(spec: PodSpec, podLabels: Readonly<Record<string, string>>
       errors.push(`${at}.effect: Invalid value: effect must be 'NoExecute' when \`tolerationSeconds\` is set`);
     }
   });
-  validateAffinity(spec.affinity, podLabels, errors);
+  validateAffinity(spec.affinity, errors);
   validatePodDnsConfig(spec, errors);
   (spec.readinessGates ?? []).forEach((gate, i) => {
     const type = (gate.conditionType as string | undefined) ?? '';

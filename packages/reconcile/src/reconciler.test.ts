@@ -387,8 +387,8 @@ describe(Reconciler.name, () => {
       const handler = Object.assign(new TestHandler('typo'), { listPod: async () => [], Close: async () => {}, writeState: () => {} });
       new Reconciler({ handlers: [handler, new TestHandler('fine')], sources: ['file'], logger, clock: new ManualClock() });
       expect(lines.map(({ level, handler: h, method, meant, msg }) => ({ level, h, method, meant, msg }))).toEqual([
-        { level: 40, h: 'typo', method: 'listPod', meant: 'listPods', msg: 'handler method listPod() is never called: is it a misspelt listPods()?' },
-        { level: 40, h: 'typo', method: 'Close', meant: 'close', msg: 'handler method Close() is never called: is it a misspelt close()?' },
+        { level: 40, h: 'typo', method: 'listPod', meant: 'listPods', msg: 'handler method is never called: a misspelt capability?' },
+        { level: 40, h: 'typo', method: 'Close', meant: 'close', msg: 'handler method is never called: a misspelt capability?' },
       ]);
     });
   });

@@ -179,7 +179,7 @@ export class Reconciler {
       names.add(name);
       // The optional capabilities are found by name: a misspelt one would never be called, and nothing else says so.
       for (const { method, meant } of strayHandlerMethods(handler as SyncHandler)) {
-        if (meant !== undefined) this.#log.warn({ handler: name, method, meant }, `handler method ${method}() is never called: is it a misspelt ${meant}()?`);
+        if (meant !== undefined) this.#log.warn({ handler: name, method, meant }, 'handler method is never called: a misspelt capability?');
       }
     });
 
