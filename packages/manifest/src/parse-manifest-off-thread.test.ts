@@ -96,18 +96,17 @@ describe(parseManifestOffThread.name, () => {
     }
   });
 
-  it('refuses a manifest whose parse outgrows the worker\'s heap (tiny collections by the ten thousand), never parsing it on this thread, and parses the next on a new worker', async () => {
-    // The shared worker's heap is 160 MB (YAML_WORKER_HEAP_MB); this one's 16 MB lets a bomb within the token limit
-    // (yaml-token-budget.ts: 15,000 flow maps are 45,000 tokens) show what one past the heap gets.
-    const worker = new YamlWorker(16);
-    const header = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: bomb\nspec:\n  containers:\n  - name: c\n    image: nginx\n  q: [';
-    const bomb = Buffer.from(header + '{},'.repeat(15_000) + '{}]\n');
+  it('refuses a manifest whose parse outgrows the worker\'s heap (stray indicators by the ten thousand), never parsing it on this thread, and parses the next on a new worker', async () => {
+    // The shared worker's heap is 160 MB (YAML_WORKER_HEAP_MB); this one's 32 MB lets a bomb within the token limit
+    // (yaml-token-budget.ts: 49,000 `:` lines are as many tokens, ~100 MB to parse) show what one past the heap gets.
+    const worker = new YamlWorker(32);
+    const bomb = Buffer.from(':\n'.repeat(49_000));
     const good = podListYaml(OFF_THREAD_MIN_BYTES);
     const [refused, parsed] = await Promise.all([worker.parse(bomb, undefined), worker.parse(good, undefined)]);
     expect(refused).toBeDefined();
     const file: DecodeOptions = { nodeName: 'node-a', origin: { kind: 'file', path: '/etc/kubernetes/manifests/bomb.yaml' } };
     expect(() => decodeFilePod(refused!, file)).toThrow(new ManifestInvalidError('PODCONFIG_MANIFEST_TOO_LARGE', '/etc/kubernetes/manifests/bomb.yaml',
-      'parsing its YAML needed more than 16 MB of memory (a YAML bomb within the size and token limits)', { mayDefinePod: false }));
+      'parsing its YAML needed more than 32 MB of memory (a YAML bomb within the size and token limits)', { mayDefinePod: false }));
     expect(decodeHttpPods(parsed!, http)).toEqual(decodeHttpPods(good, http));
   });
 
