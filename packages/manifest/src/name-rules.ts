@@ -6,24 +6,24 @@ const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[
 const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
+/** apimachinery's shape of a name rule: `MaxLenError` past `max`, then the pattern's message when it does not match. */
+function lengthAndPatternProblems(value: string, max: number, pattern: RegExp, message: string): string[] {
+  const problems: string[] = [];
+  if (value.length > max) problems.push(`must be no more than ${max} characters`);
+  if (!pattern.test(value)) problems.push(message);
+  return problems;
+}
+
 /** Problems with a DNS-1123 label (at most 63 characters); empty when valid. */
 export function dns1123LabelProblems(value: string): string[] {
-  const problems: string[] = [];
-  if (value.length > 63) problems.push('must be no more than 63 characters');
-  if (!DNS1123_LABEL.test(value)) {
-    problems.push("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character");
-  }
-  return problems;
+  return lengthAndPatternProblems(value, 63, DNS1123_LABEL,
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character");
 }
 
 /** Problems with a DNS-1123 subdomain (at most 253 characters); empty when valid. */
 export function dns1123SubdomainProblems(value: string): string[] {
-  const problems: string[] = [];
-  if (value.length > 253) problems.push('must be no more than 253 characters');
-  if (!DNS1123_SUBDOMAIN.test(value)) {
-    problems.push("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character");
-  }
-  return problems;
+  return lengthAndPatternProblems(value, 253, DNS1123_SUBDOMAIN,
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character");
 }
 
 /** Problems with a qualified name (`[prefix/]name`), the syntax of label and annotation keys. */
@@ -82,12 +82,8 @@ export const SYSCTL_NAME_MAX_LENGTH = 253;
 
 /** Problems with a DNS-1123 subdomain whose labels may hold '_' (a DNS search domain: `_tcp.example.com`). */
 export function dns1123SubdomainWithUnderscoreProblems(value: string): string[] {
-  const problems: string[] = [];
-  if (value.length > 253) problems.push('must be no more than 253 characters');
-  if (!DNS1123_SUBDOMAIN_WITH_UNDERSCORE.test(value)) {
-    problems.push("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character");
-  }
-  return problems;
+  return lengthAndPatternProblems(value, 253, DNS1123_SUBDOMAIN_WITH_UNDERSCORE,
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character");
 }
 
 /**
