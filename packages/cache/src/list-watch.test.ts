@@ -2,19 +2,21 @@ import { PodConfigError, stripManagedFields, type Pod } from '@podconfig/core';
 import { makePod } from '@podconfig/testing';
 import { describe, expect, it } from 'vitest';
 import { ListWatch } from './list-watch.js';
-import type { ResourceClient, WatchJSONOptions } from './resource-client.js';
+import type { GetJSONOptions, ResourceClient, WatchJSONOptions } from './resource-client.js';
 
 /** A ResourceClient that records the queries and answers from memory. */
 class RecordingClient implements ResourceClient {
   readonly calls: { method: 'get' | 'watch'; path: string; query: Record<string, string> }[] = [];
   readonly watchOptions: (WatchJSONOptions | undefined)[] = [];
+  readonly getOptions: (GetJSONOptions | undefined)[] = [];
   constructor(
     private readonly body: unknown,
     private readonly events: unknown[] = [],
   ) {}
 
-  async getJSON(path: string, query: URLSearchParams): Promise<unknown> {
+  async getJSON(path: string, query: URLSearchParams, _signal: AbortSignal, options?: GetJSONOptions): Promise<unknown> {
     this.calls.push({ method: 'get', path, query: Object.fromEntries(query) });
+    this.getOptions.push(options);
     return this.body;
   }
 
@@ -58,6 +60,23 @@ describe(ListWatch.name, () => {
         { fieldSelector: 'spec.nodeName=n1', labelSelector: 'app=x', resourceVersion: '42', resourceVersionMatch: 'Exact' },
       ]);
       expect(client.calls[0]!.path).toBe('/api/v1/pods');
+    });
+
+    it('hands the client one listBytes per list: new at a first page, the same with each continuation', async () => {
+      const client = new RecordingClient(podList([]));
+      const lw = new ListWatch<Pod>({ client, path: '/api/v1/pods', kind: 'Pod' });
+      await lw.list({ resourceVersion: '0', limit: 2 }, signal);
+      client.getOptions[0]!.listBytes!.bytes = 100; // what a client adds for the page it read
+      await lw.list({ limit: 2, continue: 'p2' }, signal);
+      await lw.list({ limit: 2, continue: 'p3' }, signal);
+      await lw.list({ resourceVersion: '0' }, signal); // another list (a full one after a 410, say)
+      const tallies = client.getOptions.map((o) => o?.listBytes);
+      expect(tallies[0]).toBeDefined();
+      expect(tallies[1]).toBe(tallies[0]);
+      expect(tallies[2]).toBe(tallies[0]);
+      expect(tallies[0]).toEqual({ bytes: 100, pages: 0 });
+      expect(tallies[3]).not.toBe(tallies[0]);
+      expect(tallies[3]).toEqual({ bytes: 0, pages: 0 });
     });
 
     it('returns items (given kind and apiVersion when the list leaves them out), the RV and the continue token', async () => {

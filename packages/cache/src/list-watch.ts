@@ -1,7 +1,7 @@
 import { PodConfigError } from '@podconfig/core';
 import { DeferredChangeEvent } from './deferred-change-event.js';
 import type { BufferedIterator, ListerWatcher, ListOptions, ListResult, WatchOptions } from './lister-watcher.js';
-import { isScannedEvent, type DecodedSpec, type ResourceClient } from './resource-client.js';
+import { isScannedEvent, type DecodedSpec, type ListBytes, type ResourceClient } from './resource-client.js';
 import type { WatchEvent } from './watch-event.js';
 
 export interface ListWatchOptions<T = unknown> {
@@ -61,6 +61,11 @@ export class ListWatch<T> implements ListerWatcher<T> {
    * when a list starts, so it holds at most the objects seen since the last list.
    */
   readonly #specMemo = new Map<string, DecodedSpec>();
+  /**
+   * The bytes the pages of the list in progress have read: a new tally at each list's first page (a request
+   * without `continue`), handed with every page to the client, which holds the pages to its body limit together.
+   */
+  #listBytes: ListBytes = { bytes: 0, pages: 0 };
 
   constructor(options: ListWatchOptions<T>) {
     this.#o = options;
@@ -75,7 +80,8 @@ export class ListWatch<T> implements ListerWatcher<T> {
     if (options.resourceVersionMatch !== undefined) query.set('resourceVersionMatch', options.resourceVersionMatch);
     if (options.limit !== undefined && options.limit > 0) query.set('limit', String(options.limit));
     if (options.continue !== undefined && options.continue !== '') query.set('continue', options.continue);
-    const body = await this.#o.client.getJSON(this.#o.path, query, signal);
+    else this.#listBytes = { bytes: 0, pages: 0 };
+    const body = await this.#o.client.getJSON(this.#o.path, query, signal, { listBytes: this.#listBytes });
     if (!isRecord(body) || !Array.isArray(body.items)) throw decodeError(`list of ${this.#o.kind} has no items array`);
     const metadata = isRecord(body.metadata) ? body.metadata : {};
     if (typeof metadata.resourceVersion !== 'string') {

@@ -9,7 +9,7 @@ import { ListWatch } from './list-watch.js';
 import type { ReflectorSink } from './reflector-sink.js';
 import { INITIAL_EVENTS_END_ANNOTATION, type WatchEvent } from './watch-event.js';
 import { Reflector, type ReflectorOptions } from './reflector.js';
-import type { ResourceClient } from './resource-client.js';
+import type { GetJSONOptions, ResourceClient } from './resource-client.js';
 import { UndeltaStore } from './undelta-store.js';
 
 /** A minimal ResourceClient over undici (kube-client is written elsewhere): Status → StatusError, transport → SourceUnavailableError. */
@@ -19,11 +19,25 @@ class UndiciResourceClient implements ResourceClient {
     private readonly dispatcher: Dispatcher,
   ) {}
 
-  async getJSON(path: string, query: URLSearchParams, signal: AbortSignal): Promise<unknown> {
+  /** kube-client's `maxResponseBytes`, to which it holds each body, and the pages of one list (`listBytes`) together. */
+  maxResponseBytes = Number.POSITIVE_INFINITY;
+  /** The bytes of each 2xx body, as received. */
+  readonly bodyBytes: number[] = [];
+
+  async getJSON(path: string, query: URLSearchParams, signal: AbortSignal, options: GetJSONOptions = {}): Promise<unknown> {
     const res = await this.#request(path, query, signal);
-    const text = await res.body.text();
-    if (res.statusCode >= 300) throw statusError(res.statusCode, res.headers, text);
-    return JSON.parse(text);
+    const bytes = Buffer.from(await res.body.arrayBuffer());
+    if (res.statusCode >= 300) throw statusError(res.statusCode, res.headers, bytes.toString('utf8'));
+    this.bodyBytes.push(bytes.length);
+    const listBytes = options.listBytes;
+    if ((listBytes?.bytes ?? 0) + bytes.length > this.maxResponseBytes) {
+      throw new PodConfigError('PODCONFIG_BODY_TOO_LARGE', `GET ${path}: the list's pages together are larger than the limit of ${this.maxResponseBytes} bytes`);
+    }
+    if (listBytes !== undefined) {
+      listBytes.bytes += bytes.length;
+      listBytes.pages++;
+    }
+    return JSON.parse(bytes.toString('utf8'));
   }
 
   async watchJSON(path: string, query: URLSearchParams, signal: AbortSignal): Promise<AsyncIterable<unknown>> {
@@ -135,6 +149,7 @@ function start(options: Partial<ReflectorOptions<Pod>> = {}) {
     store,
     pushes,
     clock,
+    client,
     /** Resolves once a push makes `predicate` true. */
     pushed(predicate: () => boolean): Promise<void> {
       if (predicate()) return Promise.resolve();
@@ -196,6 +211,114 @@ describe(Reflector.name, () => {
       ]);
       expect(r.pushes).toHaveLength(1);
       expect(names(r.pushes[0]!.snapshot)).toHaveLength(5);
+    });
+
+    it('keeps its set and retries after backoff when the pages of a list together pass the client\'s body limit, each page under it', async () => {
+      for (const n of ['a', 'b', 'c', 'd', 'e']) server.createPod(makePod(n, { nodeName: 'n1' }));
+      const r = start({ pageSize: 2 });
+      await watching(1);
+      expect(names(r.pushes[0]!.snapshot)).toHaveLength(5);
+      const [first, second, third] = r.client.bodyBytes;
+      // Two pages fit, with room to spare for an RV a digit longer; not the third as well.
+      const limit = first! + second! + 10;
+      expect(Math.max(first!, second!, third!)).toBeLessThan(limit);
+      expect(first! + second! + third!).toBeGreaterThan(limit);
+      r.client.maxResponseBytes = limit;
+      server.sendWatchError(410); // relist (paginated: the RV "0" list was)
+      await server.until(() => r.reflector.status().consecutiveFailures >= 3);
+      const status = r.reflector.status();
+      expect(status).toMatchObject({
+        synced: true,
+        relists: 0,
+        lastError: { code: 'PODCONFIG_BODY_TOO_LARGE', message: `GET /api/v1/pods: the list's pages together are larger than the limit of ${limit} bytes` },
+      });
+      // Every attempt read its pages to the third (continuations without an RV), then backed off: 800 ms for the
+      // 410, then 1.6 s, 3.2 s for the lists, as after one body too large.
+      expect(lists().slice(3, 6).map((l) => [q(l).resourceVersion !== undefined, q(l).limit, q(l).continue !== undefined])).toEqual([
+        [true, '2', false],
+        [false, '2', true],
+        [false, '2', true],
+      ]);
+      expect(r.clock.sleeps.slice(0, 3)).toEqual([800, 1600, 3200]);
+      // Nothing reached the sink: it keeps the last good set.
+      expect(r.pushes).toHaveLength(1);
+      expect(names(r.store.snapshot())).toEqual(['default/a', 'default/b', 'default/c', 'default/d', 'default/e']);
+
+      // Once the list fits, the retry syncs.
+      r.client.maxResponseBytes = Number.POSITIVE_INFINITY;
+      await r.pushed(() => r.pushes.length === 2);
+      expect(names(r.pushes[1]!.snapshot)).toHaveLength(5);
+      expect(r.reflector.status()).toMatchObject({ relists: 1, consecutiveFailures: 0 });
+    });
+
+    it('ends a list whose server returns the same continue token again, and retries it after backoff', async () => {
+      const pod: Pod = { ...makePod('a'), metadata: { ...makePod('a').metadata, resourceVersion: '5' } };
+      const calls: (string | undefined)[] = [];
+      const stop = new AbortController();
+      const clock = new InstantClock();
+      const listerWatcher: ListerWatcher<Pod> = {
+        list: (options) => {
+          calls.push(options.continue);
+          // The first list loops on one token; the second is whole.
+          if (calls.length === 1) return Promise.resolve({ items: [pod], resourceVersion: '5', continue: 'same' });
+          if (options.continue !== undefined) return Promise.resolve({ items: [], resourceVersion: '5', continue: 'same' });
+          return Promise.resolve({ items: [pod], resourceVersion: '5' });
+        },
+        watch: () => Promise.reject(new Error('not reached')),
+      };
+      const replaced: string[] = [];
+      const sink: ReflectorSink<Pod> = {
+        replace: (_items, rv) => {
+          replaced.push(rv);
+          stop.abort();
+        },
+        apply: () => undefined,
+      };
+      const reflector = new Reflector<Pod>({ listerWatcher, sink, logger: pino({ level: 'silent' }), clock, random: () => 0, expectedKind: 'Pod', watchList: false });
+      await reflector.run(stop.signal);
+      expect(calls).toEqual([undefined, 'same', undefined]);
+      expect(clock.sleeps).toEqual([800]);
+      expect(replaced).toEqual(['5']);
+      expect(reflector.status().lastError).toMatchObject({
+        code: 'PODCONFIG_SOURCE_UNAVAILABLE',
+        message: 'Pod list: page 2 came with continue token "same" a second time: the server\'s pagination loops',
+      });
+    });
+
+    it('ends a list after 100 pages in a row without items, though each has a new continue token', async () => {
+      const pod: Pod = { ...makePod('a'), metadata: { ...makePod('a').metadata, resourceVersion: '5' } };
+      let firstPages = 0;
+      let continuations = 0;
+      const stop = new AbortController();
+      const clock = new InstantClock();
+      const listerWatcher: ListerWatcher<Pod> = {
+        list: (options, signal) => {
+          if (options.continue === undefined) {
+            // The retry's first page is as far as the test goes.
+            if (++firstPages === 2) stop.abort();
+            if (signal.aborted) return Promise.reject(signal.reason as Error);
+            return Promise.resolve({ items: [pod], resourceVersion: '5', continue: 't1' });
+          }
+          continuations++;
+          const n = Number(options.continue.slice(1));
+          return Promise.resolve({ items: [], resourceVersion: '5', continue: `t${n + 1}` });
+        },
+        watch: () => Promise.reject(new Error('not reached')),
+      };
+      const sink: ReflectorSink<Pod> = { replace: () => undefined, apply: () => undefined };
+      const reflector = new Reflector<Pod>({ listerWatcher, sink, logger: pino({ level: 'silent' }), clock, random: () => 0, expectedKind: 'Pod', watchList: false });
+      await reflector.run(stop.signal);
+      expect(firstPages).toBe(2);
+      // Page 1 had an item; pages 2 to 101 had none: the 100th of them ends the list, and the retry starts afresh.
+      expect(continuations).toBe(100);
+      expect(clock.sleeps).toEqual([800]);
+      expect(reflector.status()).toMatchObject({
+        synced: false,
+        lastError: {
+          code: 'PODCONFIG_SOURCE_UNAVAILABLE',
+          message: 'Pod list: 100 pages in a row (to page 101) came with no items and a continue token (the last: "t101"): the server\'s pagination does not advance',
+        },
+      });
     });
 
     it('lists once unpaginated at the original RV when a continuation page returns 410 (checklist 70)', async () => {

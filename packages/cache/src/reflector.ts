@@ -14,6 +14,7 @@ import { classifyError, isStatusError } from './classify-error.js';
 import type { BufferedIterator, ListerWatcher, ListResult, WatchOptions } from './lister-watcher.js';
 import { DeferredChangeEvent } from './deferred-change-event.js';
 import { headKey, metaNamespaceKey } from './meta-namespace-key.js';
+import { PaginationGuard } from './pagination-guard.js';
 import { PendingChanges } from './pending-changes.js';
 import type { ReflectorSink } from './reflector-sink.js';
 import { statusErrorFromObject } from './status-error-from-object.js';
@@ -169,7 +170,10 @@ class StreamStalledError extends PodConfigError {
  *   back to a paginated list in the same cycle; other non-retriable errors fall back for this cycle only.
  * - Paginated list (client-go pager): `limit=500`, continue tokens with the RV cleared; RV `"0"` first, the last
  *   synced RV later (unpaginated unless the RV `"0"` list came back paginated), RV `""` at once after a 410 or
- *   "too large"; one unpaginated list at the original RV when a continuation page returns 410.
+ *   "too large"; one unpaginated list at the original RV when a continuation page returns 410. The pages of one
+ *   list are held together to the client's body limit (`PODCONFIG_BODY_TOO_LARGE`, as one body past it), and a
+ *   continue token seen twice, or 100 pages in a row without items (`MAX_EMPTY_PAGES`), end the list
+ *   (`PODCONFIG_SOURCE_UNAVAILABLE`): like any failed list, the sink keeps its set and the list is retried after backoff.
  * - Watch at the last RV with bookmarks and `timeoutSeconds` in [300, 599]. BOOKMARK advances the RV and
  *   pushes nothing; objects of another `kind` are skipped without advancing it.
  * - D11: transport errors, resets, TLS errors, stalls, 5xx and any other API error (a 401, 403, 404 or 400; on
@@ -327,6 +331,10 @@ export class Reflector<T extends KubeObject> {
     const limit = this.#paginatedResult || rv === '' || rv === '0' ? this.#pageSize : 0;
     const first = await this.#lw.list({ resourceVersion: rv, ...(limit > 0 ? { limit } : {}) }, signal);
     if (first.continue === undefined) return { items: first.items, resourceVersion: first.resourceVersion, paginated: false };
+    // The pages' bytes are bounded together by the client (ListWatch hands kube-client one tally per list); the
+    // guard ends a chain of continue tokens that does not advance, which bytes alone would stop only after a day.
+    const guard = new PaginationGuard(`${this.#name} list`);
+    guard.page(first.items.length, first.continue);
     const items: T[] = [...first.items];
     let token: string | undefined = first.continue;
     while (token !== undefined) {
@@ -337,9 +345,11 @@ export class Reflector<T extends KubeObject> {
         if (signal.aborted || classifyError(err) !== 'expired') throw err;
         // pager FullListIfExpired: the continue token expired: one unpaginated list at the original RV.
         this.#log.debug({ err }, 'continue token expired, listing in one request');
+        items.length = 0; // not held while the full list, as large, is read
         const full = await this.#lw.list({ resourceVersion: rv }, signal);
         return { items: full.items, resourceVersion: full.resourceVersion, paginated: true };
       }
+      guard.page(page.items.length, page.continue);
       for (const item of page.items) items.push(item);
       token = page.continue;
     }

@@ -3,8 +3,13 @@
  * structurally; the cache does not import kube-client.
  */
 export interface ResourceClient {
-  /** GET `path?query` → the parsed JSON body of a 2xx; throws `StatusError` / `PodConfigError` otherwise. */
-  getJSON(path: string, query: URLSearchParams, signal: AbortSignal): Promise<unknown>;
+  /**
+   * GET `path?query` → the parsed JSON body of a 2xx; throws `StatusError` / `PodConfigError` otherwise. With
+   * `listBytes`, the body is a page of a paginated list, held with the list's earlier pages to the client's
+   * body limit (kube-client's `maxResponseBytes`): past it, `PODCONFIG_BODY_TOO_LARGE`. A client that ignores
+   * the option (a test double) bounds each body alone, if at all.
+   */
+  getJSON(path: string, query: URLSearchParams, signal: AbortSignal, options?: GetJSONOptions): Promise<unknown>;
   /**
    * GET `path?query` (with `watch=true`) → each decoded watch event `{ type, object }`, one at a time, with
    * back-pressure. Ends when the server closes the stream; throws `PODCONFIG_WATCH_DECODE` on a bad line.
@@ -13,6 +18,18 @@ export interface ResourceClient {
    * `dropManagedFields` and `specMemo` say how those decode (kube-client's `WatchDecodeOptions`).
    */
   watchJSON(path: string, query: URLSearchParams, signal: AbortSignal, options?: WatchJSONOptions): Promise<AsyncIterable<unknown>>;
+}
+
+/** What {@link ListWatch} asks of a list request (kube-client's `GetJSONOptions`). */
+export interface GetJSONOptions {
+  /** The pages of the list so far; one per list, new at its first page (kube-client's `ListBytes`). */
+  readonly listBytes?: ListBytes;
+}
+
+/** Body bytes (as received) and pages a paginated list has read so far; the client adds each page's. */
+export interface ListBytes {
+  bytes: number;
+  pages: number;
 }
 
 /** What {@link ListWatch} asks of a watch (kube-client's `WatchJSONOptions`). */

@@ -5,7 +5,7 @@ export type {
 } from './cluster-config.js';
 export { Secret } from './secret.js';
 export { KubeClient, MAX_REDIRECTS, MAX_RESPONSE_BYTES, MAX_RETRY_AFTER_RETRIES, MAX_RETRY_AFTER_SECONDS } from './kube-client.js';
-export type { KubeClientOptions, KubeRequestEvent, KubeRequestLatencyEvent, WatchJSONOptions } from './kube-client.js';
+export type { GetJSONOptions, KubeClientOptions, KubeRequestEvent, KubeRequestLatencyEvent, ListBytes, WatchJSONOptions } from './kube-client.js';
 export { ScannedWatchEvent } from './scanned-watch-event.js';
 export type { WatchHead } from './watch-head.js';
 export type { DecodedSpec, SpecBytes, WatchDecodeOptions } from './watch-decode-options.js';

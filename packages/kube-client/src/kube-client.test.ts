@@ -8,13 +8,13 @@ import { join } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { TLSSocket } from 'node:tls';
 import { PodConfigError, StatusError } from '@podconfig/core';
-import { BlackholeServer, createTestPki, InstantClock, issueTestCertificate, Socks5Proxy, tempDir, type TestPki } from '@podconfig/testing';
+import { BlackholeServer, createTestPki, FakeApiServer, InstantClock, issueTestCertificate, makePod, Socks5Proxy, tempDir, type TestPki } from '@podconfig/testing';
 import { pino, type Logger } from 'pino';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Agent, type Dispatcher } from 'undici';
 import { stringify } from 'yaml';
 import type { ClusterConfig } from './cluster-config.js';
-import { KubeClient, MAX_REDIRECTS, MAX_RESPONSE_BYTES, MAX_RETRY_AFTER_RETRIES, MAX_RETRY_AFTER_SECONDS, type KubeClientOptions } from './kube-client.js';
+import { KubeClient, MAX_REDIRECTS, MAX_RESPONSE_BYTES, MAX_RETRY_AFTER_RETRIES, MAX_RETRY_AFTER_SECONDS, type KubeClientOptions, type ListBytes } from './kube-client.js';
 import { loadClusterConfig } from './load-cluster-config.js';
 import { BODY_PAUSE_BYTES, BODY_RESUME_BYTES, CHUNK_OVERHEAD_BYTES } from './response-body.js';
 import { ScannedWatchEvent } from './scanned-watch-event.js';
@@ -308,6 +308,80 @@ describe(KubeClient.name, () => {
       // The connection is dropped: the server stops writing soon after the cap (socket buffers hold a few MiB at most).
       expect(await ended).toBeLessThan(32 * 1024 * 1024);
       expect(MAX_RESPONSE_BYTES).toBe(bufferConstants.MAX_STRING_LENGTH);
+    });
+
+    it('holds the pages of a paginated list (listBytes) to maxResponseBytes together, though each page is under it', async () => {
+      const fake = await new FakeApiServer().start();
+      cleanups.push(() => fake.close());
+      for (const name of ['a', 'b', 'c', 'd', 'e', 'f']) fake.createPod(makePod(name, { nodeName: 'n1' }));
+      /** Pages through the pods 2 at a time, one ListBytes for the list; the bytes of each page as the tally saw them. */
+      const pages = async (c: KubeClient): Promise<number[]> => {
+        const listBytes: ListBytes = { bytes: 0, pages: 0 };
+        const sizes: number[] = [];
+        let token: string | undefined;
+        do {
+          const before = listBytes.bytes;
+          const body = (await c.getJSON('/api/v1/pods', q({ limit: '2', ...(token === undefined ? {} : { continue: token }) }), signal, { listBytes })) as {
+            metadata: { continue?: string };
+          };
+          sizes.push(listBytes.bytes - before);
+          token = body.metadata.continue;
+        } while (token !== undefined);
+        expect(listBytes.pages).toBe(sizes.length);
+        return sizes;
+      };
+      const sizes = await pages(client(clusterConfig(fake.url)));
+      expect(sizes).toHaveLength(3);
+      // Each page alone fits; the first two together do, the third takes the list past the limit.
+      const limit = sizes[0]! + sizes[1]! + 1;
+      expect(Math.max(...sizes)).toBeLessThan(limit);
+      const c = client(clusterConfig(fake.url), { maxResponseBytes: limit });
+      const err = await failure(pages(c));
+      expect(err).toMatchObject({
+        code: 'PODCONFIG_BODY_TOO_LARGE',
+        retryable: false,
+        message: `GET /api/v1/pods: the list's pages together are larger than the limit of ${limit} bytes: page 3 took it past (${limit - 1} bytes before it)`,
+      });
+      // Without listBytes each page is a body of its own, held to the limit alone.
+      let token: string | undefined;
+      for (let page = 0; page < 3; page++) {
+        const body = (await c.getJSON('/api/v1/pods', q({ limit: '2', ...(token === undefined ? {} : { continue: token }) }), signal)) as { metadata: { continue?: string } };
+        token = body.metadata.continue;
+      }
+      expect(token).toBeUndefined();
+    });
+
+    it('counts a list\'s pages in bytes as received, and stops reading a chunked page at what the earlier pages left', async () => {
+      // Multi-byte characters: bytes, not UTF-16 units, count.
+      const first = `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"5","continue":"t1"},"items":[{"metadata":{"name":"é-ü"}}]}`;
+      let ended!: Promise<number>;
+      const s = await serve(async (req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' }); // no Content-Length: chunked
+        if (req.url?.includes('continue=') !== true) {
+          res.write(first.slice(0, 40));
+          return void res.end(first.slice(40));
+        }
+        // The continuation never ends: 64 KiB at a time for as long as the client reads.
+        let sent = 0;
+        ended = new Promise((resolve) => res.on('close', () => resolve(sent)));
+        res.write('{"kind":"PodList","items":[{"metadata":{"name":"a","annotations":{"a":"');
+        const chunk = Buffer.alloc(64 * 1024, 'A');
+        while (!res.destroyed) {
+          sent += chunk.length;
+          if (!res.write(chunk)) await Promise.race([once(res, 'drain'), ended]);
+        }
+      });
+      const c = client(clusterConfig(s.url), { maxResponseBytes: 1024 * 1024 });
+      const listBytes: ListBytes = { bytes: 0, pages: 0 };
+      await c.getJSON('/api/v1/pods', q({ limit: '1' }), signal, { listBytes });
+      expect(listBytes).toEqual({ bytes: Buffer.byteLength(first), pages: 1 });
+      expect(listBytes.bytes).toBeGreaterThan(first.length);
+      const err = await failure(c.getJSON('/api/v1/pods', q({ limit: '1', continue: 't1' }), signal, { listBytes }));
+      expect(err).toMatchObject({
+        code: 'PODCONFIG_BODY_TOO_LARGE',
+        message: `GET /api/v1/pods: the list's pages together are larger than the limit of 1048576 bytes: page 2 took it past (${Buffer.byteLength(first)} bytes before it)`,
+      });
+      expect(await ended).toBeLessThan(32 * 1024 * 1024);
     });
 
     it('gives any response body timeoutMs after its headers to arrive, however steadily it trickles: a list, an error, one dropped before a retry', async () => {

@@ -14,6 +14,24 @@ import { transportError } from './transport-error.js';
 import type { WatchDecodeOptions } from './watch-decode-options.js';
 import { WatchStream } from './watch-stream.js';
 
+/**
+ * The bytes the pages of one paginated list (`limit` + `continue`) have read so far: a `getJSON()` given it
+ * holds its body and those pages to `maxResponseBytes` together, and adds its own. The caller makes a new
+ * one (`{ bytes: 0, pages: 0 }`) for each list's first page and passes the same one with its continuations.
+ */
+export interface ListBytes {
+  /** Body bytes read, as received, over the pages so far. */
+  bytes: number;
+  /** Pages read so far. */
+  pages: number;
+}
+
+/** Options of {@link KubeClient.getJSON}. */
+export interface GetJSONOptions {
+  /** The response is a page of this list: see {@link ListBytes}. */
+  readonly listBytes?: ListBytes;
+}
+
 /** Options of {@link KubeClient.watchJSON}. */
 export interface WatchJSONOptions extends WatchDecodeOptions {
   /** Yield `ScannedWatchEvent`s for change events in the API server's layout (default false). */
@@ -44,7 +62,9 @@ export interface KubeClientOptions {
   /**
    * The largest body of a non-watch response (a list) read (default {@link MAX_RESPONSE_BYTES}, the longest
    * string V8 holds: no longer body could be decoded anyway). Beyond it the request fails with
-   * `PODCONFIG_BODY_TOO_LARGE`, at once when `Content-Length` says so. Watch lines have their own cap.
+   * `PODCONFIG_BODY_TOO_LARGE`, at once when `Content-Length` says so. The pages of a paginated list are held
+   * to it together ({@link GetJSONOptions.listBytes}), as are a watch-list's initial events. Watch lines have
+   * their own cap.
    */
   readonly maxResponseBytes?: number;
   /**
@@ -164,12 +184,16 @@ export class KubeClient {
     };
   }
 
-  /** GET `path?query` → the parsed JSON body of a 2xx. Throws `StatusError` or `PodConfigError`. */
-  async getJSON(path: string, query: URLSearchParams, signal: AbortSignal): Promise<unknown> {
+  /**
+   * GET `path?query` → the parsed JSON body of a 2xx. Throws `StatusError` or `PodConfigError`. With
+   * `listBytes` (a page of a paginated list), the body and the list's earlier pages are held to
+   * `maxResponseBytes` together.
+   */
+  async getJSON(path: string, query: URLSearchParams, signal: AbortSignal, options: GetJSONOptions = {}): Promise<unknown> {
     const started = this.#clock.monotonic();
     try {
       const res = await this.#send('GET', path, query, undefined, signal, false);
-      return await this.#json(res, `GET ${path}`, signal);
+      return await this.#json(res, `GET ${path}`, signal, options.listBytes);
     } finally {
       this.#observeLatency('GET', started, signal);
     }
@@ -376,8 +400,8 @@ export class KubeClient {
     callHook(this.#log, 'onRequestLatency hook', () => hook({ method, host: this.#o.config.server.host, durationMs }));
   }
 
-  async #json(res: DispatchedResponse, describe: string, signal: AbortSignal): Promise<unknown> {
-    const text = await this.#bodyText(res, describe, signal);
+  async #json(res: DispatchedResponse, describe: string, signal: AbortSignal, listBytes?: ListBytes): Promise<unknown> {
+    const text = await this.#bodyText(res, describe, signal, listBytes);
     if (text === '') return undefined;
     try {
       return JSON.parse(text) as unknown;
@@ -390,19 +414,34 @@ export class KubeClient {
    * The body of a non-watch response, at most `maxResponseBytes` of it, within `timeoutMs` of its headers (the
    * undici body timeout is only the longest gap between chunks: a server trickling a byte a minute would hold
    * a list for good; client-go's `Timeout` bounds the whole exchange too, and the API server ends a list at
-   * its own request timeout, 60 s by default).
+   * its own request timeout, 60 s by default). A page of a list (`listBytes`) gets what its earlier pages
+   * left of it, and adds the bytes it read: a server that keeps answering with continue tokens is stopped
+   * where one body as long as the pages together would be.
    */
-  async #bodyText(res: DispatchedResponse, describe: string, signal: AbortSignal): Promise<string> {
+  async #bodyText(res: DispatchedResponse, describe: string, signal: AbortSignal, listBytes: ListBytes | undefined): Promise<string> {
     const max = this.#maxResponseBytes;
+    const before = listBytes?.bytes ?? 0;
+    const page = (listBytes?.pages ?? 0) + 1;
     const tooLarge = (): PodConfigError =>
-      new PodConfigError('PODCONFIG_BODY_TOO_LARGE', `${describe}: the response is larger than the limit of ${max} bytes`);
+      new PodConfigError(
+        'PODCONFIG_BODY_TOO_LARGE',
+        page === 1
+          ? `${describe}: the response is larger than the limit of ${max} bytes`
+          : `${describe}: the list's pages together are larger than the limit of ${max} bytes: page ${page} took it past (${before} bytes before it)`,
+      );
+    const left = Math.max(0, max - before);
     const body = res.body;
     const declared = res.headers['content-length'];
-    if (typeof declared === 'string' && Number(declared) > max) {
+    if (typeof declared === 'string' && Number(declared) > left) {
       body.destroy();
       throw tooLarge();
     }
-    return this.#readBody(res, describe, signal, max, tooLarge);
+    const bytes = await this.#readBody(res, describe, signal, left, tooLarge);
+    if (listBytes !== undefined) {
+      listBytes.bytes = before + bytes.length;
+      listBytes.pages = page;
+    }
+    return bytes.toString('utf8');
   }
 
   /**
@@ -419,15 +458,15 @@ export class KubeClient {
   }
 
   /** Reads up to 1 MiB of an error response (a Status), within `timeoutMs`, and releases the rest. */
-  #errorBody(res: DispatchedResponse, describe: string, signal: AbortSignal): Promise<string> {
-    return this.#readBody(res, describe, signal, MAX_ERROR_BODY_BYTES, undefined);
+  async #errorBody(res: DispatchedResponse, describe: string, signal: AbortSignal): Promise<string> {
+    return (await this.#readBody(res, describe, signal, MAX_ERROR_BODY_BYTES, undefined)).toString('utf8');
   }
 
   /**
-   * A response's body as text, within `timeoutMs` of its headers and up to `max` bytes: past them `tooLarge`
+   * A response's body as received, within `timeoutMs` of its headers and up to `max` bytes: past them `tooLarge`
    * is thrown, or, without it, the body is cut there and released (an error Status needs no more).
    */
-  async #readBody(res: DispatchedResponse, describe: string, signal: AbortSignal, max: number, tooLarge: (() => PodConfigError) | undefined): Promise<string> {
+  async #readBody(res: DispatchedResponse, describe: string, signal: AbortSignal, max: number, tooLarge: (() => PodConfigError) | undefined): Promise<Buffer> {
     const body = res.body;
     const clearDeadline = this.#bodyDeadline(body, describe);
     const chunks: Buffer[] = [];
@@ -448,7 +487,7 @@ export class KubeClient {
     } finally {
       clearDeadline();
     }
-    return Buffer.concat(chunks, size).toString('utf8');
+    return Buffer.concat(chunks, size);
   }
 
   /** Drops a body not read (a redirect's, a retried 429's), within `timeoutMs`: the connection may go with it. */
