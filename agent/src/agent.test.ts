@@ -15,6 +15,7 @@ const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 function agentWith(o: { work?: PodWorkStatus[]; ready?: SourceName[]; sources?: PodSource[]; syncLoopError?: string }): Agent {
   const reconciler = {
     pods: () => o.work ?? [],
+    orphanKills: () => ({ items: [], omitted: 0 }),
     syncLoopError: () => o.syncLoopError,
     readiness: () => ({ configured: (o.sources ?? []).map((s) => s.name), ready: o.ready ?? [], allReady: false }),
   } as unknown as Reconciler;
@@ -29,7 +30,7 @@ const source = (name: SourceName): PodSource => ({ name, async *updates() { yiel
 
 describe('Agent', () => {
   it('shows /pods as the kubelet does: a PodList with its list metadata, then sync', () => {
-    expect(agentWith({}).pods()).toEqual({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: [], sync: [] });
+    expect(agentWith({}).pods()).toEqual({ kind: 'PodList', apiVersion: 'v1', metadata: {}, items: [], sync: [], orphanKills: { items: [], omitted: 0 } });
   });
 
   it("gives /readyz/source/<name> a source's last error while it is unhealthy, not one it has recovered from", () => {

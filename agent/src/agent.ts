@@ -148,6 +148,8 @@ export class Agent implements StatusProvider {
       // Secrets a manifest may hold are redacted: the status server has no authentication (status-redaction.ts).
       items: work.filter((w) => w.desired).map((w) => redactPodForStatus(w.pod)),
       sync: work.map(({ pod: _pod, annotations, ...sync }) => ({ ...sync, annotations: redactAnnotations(annotations) })),
+      // Pods a handler reported that no source wants: their kills under way or held, a few (no pod data to redact).
+      orphanKills: this.#o.reconciler.orphanKills(),
     };
   }
 

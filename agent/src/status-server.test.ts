@@ -6,7 +6,91 @@ import { pino } from 'pino';
 import { Registry, Counter, Gauge } from 'prom-client';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ANNOTATIONS, type ActualPod, type Clock, type KillPodRequest, type PodLister, type PodUpdate, type SyncHandler } from '@podconfig/core';
+import type { PodMerger } from '@podconfig/merge';
+import { Reconciler, type HandlerCallEvent } from '@podconfig/reconcile';
+import { makePod } from '@podconfig/testing';
+import { Agent } from './agent.js';
+import { AgentMetrics } from './metrics.js';
+import { resolveConfig } from './settings.js';
 import { MAX_LARGE_RESPONSES, StatusServer, type StatusProvider, type StatusServerOptions } from './status-server.js';
+
+/** Sleeps end only when the test moves time forward (or their signal aborts): the reconciler's retries wait for it. */
+class ManualClock implements Clock {
+  #now = Date.UTC(2026, 0, 1);
+  #monotonic = 0;
+  readonly #sleeps = new Set<{ readonly at: number; readonly wake: () => void }>();
+
+  now(): number {
+    return this.#now;
+  }
+
+  monotonic(): number {
+    return this.#monotonic;
+  }
+
+  sleep(ms: number, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const sleep = {
+        at: this.#monotonic + ms,
+        wake: (): void => {
+          this.#sleeps.delete(sleep);
+          signal.removeEventListener('abort', sleep.wake);
+          resolve();
+        },
+      };
+      signal.addEventListener('abort', sleep.wake, { once: true });
+      this.#sleeps.add(sleep);
+    });
+  }
+
+  /** Moves both readings forward by `ms`, waking every sleep due by then. */
+  advance(ms: number): void {
+    this.#now += ms;
+    this.#monotonic += ms;
+    for (const sleep of [...this.#sleeps]) if (sleep.at <= this.#monotonic) sleep.wake();
+  }
+}
+
+/** The merger's output, fed by the test: `push()` resolves once the reconciler has applied the update. */
+class Feed implements AsyncIterable<PodUpdate> {
+  readonly #queue: { readonly update: PodUpdate; readonly applied: () => void }[] = [];
+  #applied: (() => void) | undefined;
+  #wake: (() => void) | undefined;
+  #returned = false;
+
+  push(update: PodUpdate): Promise<void> {
+    return new Promise<void>((applied) => {
+      this.#queue.push({ update, applied });
+      this.#wake?.();
+    });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<PodUpdate> {
+    return {
+      next: async () => {
+        // The reconciler asks for the next update once it has applied the one before.
+        this.#applied?.();
+        this.#applied = undefined;
+        for (;;) {
+          if (this.#returned) return { done: true, value: undefined };
+          const item = this.#queue.shift();
+          if (item !== undefined) {
+            this.#applied = item.applied;
+            return { done: false, value: item.update };
+          }
+          await new Promise<void>((resolve) => { this.#wake = resolve; });
+        }
+      },
+      return: () => {
+        this.#returned = true;
+        this.#wake?.();
+        return Promise.resolve({ done: true, value: undefined });
+      },
+    };
+  }
+}
 
 
 describe(StatusServer.name, () => {
@@ -509,6 +593,105 @@ describe(StatusServer.name, () => {
       const { port } = await server.start(provider([]), local.signal);
       local.abort();
       await expect(request(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+    });
+  });
+
+  describe('/pods', () => {
+    it('shows the orphan kills under way and the desired pod waiting for one under its name, until the kills succeed', async () => {
+      // A handler that knows its pods by name: it lists an orphan default/web without a UID (its kill is slow) and
+      // one with a UID whose first kill fails.
+      const clock = new ManualClock();
+      /** Kills in flight that the test ends, by pod name. */
+      const release = new Map<string, () => void>();
+      const ended: HandlerCallEvent[] = [];
+      /** Resolves once `done()` holds, checked now and whenever a kill starts or a call ends. */
+      const waiters = new Set<() => void>();
+      const changed = (): void => { for (const check of [...waiters]) check(); };
+      const until = (done: () => boolean): Promise<void> => new Promise((resolve) => {
+        const check = (): void => {
+          if (!done()) return;
+          waiters.delete(check);
+          resolve();
+        };
+        waiters.add(check);
+        check();
+      });
+      let report: readonly ActualPod[] = [{ namespace: 'default', name: 'web' }, { uid: 'uid-stale', namespace: 'default', name: 'stale' }];
+      const handler: SyncHandler & PodLister = {
+        name: 'runtime',
+        syncPod: () => Promise.resolve(),
+        killPod: ({ pod, attempt }: KillPodRequest) => {
+          if (pod.metadata?.name === 'stale' && attempt === 1) return Promise.reject(new Error('container runtime busy'));
+          return new Promise<void>((resolve) => {
+            release.set(pod.metadata?.name ?? '', resolve);
+            changed();
+          });
+        },
+        listPods: () => Promise.resolve(report),
+      };
+      const callsEnded = (n: number): Promise<void> => until(() => ended.length >= n);
+      const killStarted = (name: string): Promise<void> => until(() => release.has(name));
+      const reconciler = new Reconciler({
+        handlers: [handler], sources: ['file'], logger: pino({ level: 'silent' }), clock, random: () => 0.5,
+        observer: { handlerCall: (event) => { ended.push(event); changed(); } },
+      });
+      const agent = new Agent({
+        config: resolveConfig({ 'status-address': 'off' }, {}), logger: pino({ level: 'silent' }), clock, metrics: new AgentMetrics(),
+        merger: { stats: () => ({ sources: {} }) } as unknown as PodMerger, reconciler, sources: [], statusServer: undefined,
+      });
+      // /pods as the agent builds it, with the reconciler's orphan kills.
+      const base = await start({
+        readiness: () => agent.readiness(), syncLoopError: () => agent.syncLoopError(), sources: () => agent.sources(),
+        pods: () => agent.pods(),
+      });
+      const feed = new Feed();
+      const stop = new AbortController();
+      const done = reconciler.run(feed, stop.signal);
+      interface Pods { items: { metadata: { uid: string } }[]; sync: { uid: string; handlers: Record<string, Record<string, unknown>> }[]; orphanKills: unknown }
+      const pods = async (): Promise<Pods> => JSON.parse((await get(`${base}/pods`)).body) as Pods;
+      try {
+        await feed.push({ source: 'file', op: 'ADD', pods: [] }); // the file source is ready: orphan clean-up begins
+        await killStarted('web');
+        await callsEnded(1); // the stale orphan's kill failed
+        report = [{ uid: 'W1', namespace: 'default', name: 'web' }];
+        const web = makePod('web', { uid: 'W1', annotations: { [ANNOTATIONS.configSource]: 'file' } });
+        await feed.push({ source: 'file', op: 'ADD', pods: [web] });
+
+        const now = new Date(clock.now()).toISOString();
+        const waiting = await pods();
+        expect(waiting.items.map((p) => p.metadata.uid)).toEqual(['W1']);
+        expect(waiting.sync.find((p) => p.uid === 'W1')?.handlers['runtime']).toMatchObject({
+          state: 'waiting-for-name', waitingFor: { uid: '', namespace: 'default', name: 'web', orphan: true },
+        });
+        expect(waiting.orphanKills).toEqual({
+          items: [
+            {
+              uid: '', namespace: 'default', name: 'web', handler: 'runtime', state: 'running', attempt: 1, failures: 0, lastCall: 'kill',
+              lastCallTime: now, waitingPods: [{ uid: 'W1', namespace: 'default', name: 'web' }],
+            },
+            {
+              uid: 'uid-stale', namespace: 'default', name: 'stale', handler: 'runtime', state: 'backoff', attempt: 1, failures: 1,
+              lastCall: 'kill', lastResult: 'error', lastCallTime: now,
+              lastError: { message: 'container runtime busy', code: 'PODCONFIG_HANDLER_FAILED', time: now },
+              nextRetryTime: new Date(clock.now() + 12_500).toISOString(), // 10 s, jittered by 0.5 × random() = 0.5
+            },
+          ],
+          omitted: 0,
+        });
+
+        release.get('web')?.();
+        await callsEnded(3); // the orphan killed, then W1 created
+        clock.advance(12_500); // the stale orphan's retry (and a clean-up, which lists W1 alone)
+        await killStarted('stale');
+        release.get('stale')?.();
+        await callsEnded(4);
+        const after = await pods();
+        expect(after.orphanKills).toEqual({ items: [], omitted: 0 });
+        expect(after.sync.map((p) => [p.uid, p.handlers['runtime']?.['state'], p.handlers['runtime']?.['waitingFor']])).toEqual([['W1', 'idle', undefined]]);
+      } finally {
+        stop.abort();
+        await done;
+      }
     });
   });
 });

@@ -7,8 +7,8 @@ import type { CallDeadlines } from './call-deadlines.js';
 import type { CallResult } from './call-with-timeout.js';
 import type { ClockTimers } from './clock-timers.js';
 import type { Dispatcher } from './dispatcher.js';
-import { DEFAULT_GRACE_PERIOD_SECONDS, gracePeriodSeconds, podLogRef, type PodRecord } from './pod-record.js';
-import type { HandlerWorkStatus, WorkState } from './pod-work-status.js';
+import { DEFAULT_GRACE_PERIOD_SECONDS, gracePeriodSeconds, podLogRef, podRefOf, type PodRecord } from './pod-record.js';
+import type { HandlerWorkStatus, OrphanKillStatus, PodRef, WorkState } from './pod-work-status.js';
 import { WarnBudget } from './warn-budget.js';
 import { NameOrphans } from './name-orphans.js';
 import { PodWorker } from './pod-worker.js';
@@ -105,6 +105,12 @@ export class HandlerLane {
   readonly #log: Logger;
   readonly #gate = new StaticPodGate<PodWorker>();
   readonly #nameOrphans = new NameOrphans<PodWorker>();
+  /**
+   * The workers of orphans whose kill is owed, running or waiting for its retry, in the order their kills began:
+   * {@link orphanKills} lists them without a pass over every pod. A worker leaves when it is dropped (killed, or its
+   * kill dropped) or its pod is wanted again.
+   */
+  readonly #orphanKills = new Set<PodWorker>();
   /** While an orphan sweep's listing runs: the record keys and full names of pods killed since it began. */
   #killedDuringListing: { readonly keys: Set<string>; readonly names: Set<string> } | undefined;
   readonly #random: () => number;
@@ -142,6 +148,7 @@ export class HandlerLane {
   /** The desired pod changed (or is new): owe the handler a sync of `type`. */
   sync(record: PodRecord, type: SyncPodType): void {
     const worker = this.#worker(record);
+    if (this.#orphanKills.size > 0) this.#orphanKills.delete(worker); // its UID is wanted again: no orphan now
     if (this.#runsUnderAnotherName(worker) || this.#runsUnderNameOwnedByAnother(worker)) {
       // A static pod renamed under its UID (D14: REMOVE, then ADD): the handler may run it under its old
       // full name, which it leaves by a kill before it claims the new one (§6.6), as the kubelet kills and
@@ -193,6 +200,7 @@ export class HandlerLane {
     if (this.has(record)) return;
     const worker = this.#worker(record);
     worker.mayRun = true;
+    this.#orphanKills.add(worker);
     if (podUid(record.pod) === '') this.#nameOrphans.add(podFullName(record.pod), worker);
     this.#submit(worker, { kind: 'kill', reason: 'orphaned', gracePeriodSeconds: DEFAULT_GRACE_PERIOD_SECONDS, attempt: 1 });
   }
@@ -400,7 +408,39 @@ export class HandlerLane {
       ...(w.lastError === undefined ? {} : { lastError: { message: w.lastError.message, code: w.lastError.code, time: iso(w.lastError.time) } }),
       // The timer's due time is monotonic: shown as the wall time it is that far from now.
       ...(w.timerKind === 'retry' && w.timer !== undefined ? { nextRetryTime: iso(this.#o.clock.now() + w.timer.due - this.#o.clock.monotonic()) } : {}),
+      ...(state === 'waiting-for-name' ? this.#waitingFor(w) : {}),
     };
+  }
+
+  /** A waiting worker's `waitingFor`: the orphan listed under its full name, or the static pod owning that name. */
+  #waitingFor(worker: PodWorker): { readonly waitingFor: PodRef & { readonly orphan: boolean } } | undefined {
+    const name = podFullName(worker.record.pod);
+    const orphan = this.#nameOrphans.size > 0 && this.#nameOrphans.isWaiting(name, worker) ? this.#nameOrphans.get(name) : undefined;
+    if (orphan !== undefined) return { waitingFor: { ...podRefOf(orphan.record.pod), orphan: true } };
+    const owner = worker.gate === 'waiting' && worker.gateName !== undefined ? this.#gate.owner(worker.gateName) : undefined;
+    return owner === undefined ? undefined : { waitingFor: { ...podRefOf(owner.record.pod), orphan: false } };
+  }
+
+  /**
+   * The first `limit` orphan kills under way on this handler (in the order they began), each with the desired pods
+   * whose sync waits for it, and how many there are. O(limit): no pass over every pod.
+   */
+  orphanKills(limit: number): { readonly items: readonly OrphanKillStatus[]; readonly total: number } {
+    const items: OrphanKillStatus[] = [];
+    for (const worker of this.#orphanKills) {
+      if (items.length >= limit) break;
+      const status = this.status(worker.record);
+      if (status === undefined) continue;
+      const name = podFullName(worker.record.pod);
+      const waiting = this.#nameOrphans.size > 0 && this.#nameOrphans.get(name) === worker ? this.#nameOrphans.waiters(name) : [];
+      items.push({
+        ...podRefOf(worker.record.pod),
+        handler: this.name,
+        ...status,
+        ...(waiting.length === 0 ? {} : { waitingPods: waiting.map((w) => podRefOf(w.record.pod)) }),
+      });
+    }
+    return { items, total: this.#orphanKills.size };
   }
 
   #worker(record: PodRecord): PodWorker {
@@ -583,6 +623,7 @@ export class HandlerLane {
     this.#o.dispatcher.dequeue(this.#o.index, worker);
     if (worker.gate !== 'none') this.#releaseGate(worker);
     worker.record.workers[this.#o.index] = undefined;
+    if (this.#orphanKills.size > 0) this.#orphanKills.delete(worker);
     if (this.#nameOrphans.size > 0) {
       const name = podFullName(worker.record.pod);
       this.#nameOrphans.stopWaiting(name, worker);

@@ -28,6 +28,12 @@ export class NameOrphans<W> {
     set.add(worker);
   }
 
+  /** The workers whose sync waits for the orphan's kill under `fullName` (few: pods wanted under that one name). */
+  waiters(fullName: string): readonly W[] {
+    const set = this.#waiting.get(fullName);
+    return set === undefined ? [] : [...set];
+  }
+
   isWaiting(fullName: string, worker: W): boolean {
     return this.#waiting.size > 0 && this.#waiting.get(fullName)?.has(worker) === true;
   }

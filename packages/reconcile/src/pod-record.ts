@@ -1,4 +1,5 @@
 import { podRef, type Pod, type SourceName } from '@podconfig/core';
+import type { PodRef } from './pod-work-status.js';
 import type { PodWorker } from './pod-worker.js';
 
 /**
@@ -43,4 +44,10 @@ export const DEFAULT_GRACE_PERIOD_SECONDS = 30;
 /** `namespace/name` for logs, or undefined (left out by pino) for an orphan a handler listed by UID alone. */
 export function podLogRef(pod: Pod): string | undefined {
   return pod.metadata?.name === undefined ? undefined : podRef(pod);
+}
+
+/** The pod's UID (empty for an orphan listed without one), namespace and name, as `pods()` and `orphanKills()` show them. */
+export function podRefOf(pod: Pod): PodRef {
+  const meta = pod.metadata;
+  return { uid: meta?.uid ?? '', namespace: meta?.namespace ?? '', name: meta?.name ?? '' };
 }

@@ -32,6 +32,19 @@ export interface HandlerWorkStatus {
   readonly lastSyncTime?: string;
   readonly lastError?: { readonly message: string; readonly code: string; readonly time: string };
   readonly nextRetryTime?: string;
+  /**
+   * `waiting-for-name` only: the pod whose hold on this pod's full name the sync waits for. An orphan the handler
+   * listed by namespace/name alone (`orphan: true`, `uid` empty) while its kill runs, or a static pod that owns
+   * the name (§6.6) until its kill succeeds.
+   */
+  readonly waitingFor?: PodRef & { readonly orphan: boolean };
+}
+
+/** Which pod: its UID (empty when a handler listed it by namespace/name alone), namespace and name. */
+export interface PodRef {
+  readonly uid: string;
+  readonly namespace: string;
+  readonly name: string;
 }
 
 /** One pod as `Reconciler.pods()` reports it (for GET /pods). */
@@ -49,4 +62,25 @@ export interface PodWorkStatus {
   readonly pod: Pod;
   /** Per handler name. */
   readonly handlers: Readonly<Record<string, HandlerWorkStatus>>;
+}
+
+/**
+ * One orphan kill on one handler as `Reconciler.orphanKills()` reports it (for GET /pods): a pod the handler's
+ * `listPods()` reported that no source wants. Either under way, with the kill's {@link HandlerWorkStatus}
+ * (`queued`, `running`, `backoff`: failed, `nextRetryTime` says when it is tried again), or `held`: the last
+ * orphan clean-up found it while orphan kills are held (the `orphanKillsAllowed` option: a source's answer is
+ * provisional, D18), so no kill has started.
+ */
+export type OrphanKillStatus = PodRef & {
+  readonly handler: string;
+  /** Desired pods whose sync waits for this kill: an orphan listed by namespace/name alone holds that full name. */
+  readonly waitingPods?: readonly PodRef[];
+} & ({ readonly state: 'held' } | HandlerWorkStatus);
+
+/** What `Reconciler.orphanKills()` returns: at most 100 kills, and how many were left out. */
+export interface OrphanKills {
+  /** Kills under way first (per handler, in the order they began), then held ones (in the order listed). */
+  readonly items: readonly OrphanKillStatus[];
+  /** How many more there are, left out of `items`. */
+  readonly omitted: number;
 }

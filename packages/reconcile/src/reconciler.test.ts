@@ -796,6 +796,7 @@ describe(Reconciler.name, () => {
         ['new', true, 'waiting-for-name'],
         ['old', false, 'kill-deferred'],
       ]);
+      expect(h.reconciler.pods()[0]?.handlers.h?.waitingFor).toEqual({ uid: 'old', namespace: 'default', name: 'web', orphan: false });
       await h.feed.push('api', 'ADD', []); // the api source's ready marker
       expect(h.reconciler.readiness()).toEqual({ configured: ['file', 'api'], ready: ['file', 'api'], allReady: true });
       await handler.ended.count(3);
@@ -1303,6 +1304,88 @@ describe(Reconciler.name, () => {
       await clock.sleeping(2_000);
       expect(handler.seen()).toEqual([':orphaned', 'W1:create', ':orphaned', 'D1:create']);
       expect(handler.overlaps).toBe(0);
+      await h.stop();
+    });
+
+    it('reports the orphan kills under way and the desired pod waiting for one, until the kills succeed (orphanKills())', async () => {
+      const clock = new ManualClock();
+      let report: readonly ActualPod[] = [{ namespace: 'default', name: 'web' }, { uid: 'uid-stale', namespace: 'default', name: 'stale' }];
+      const handler = new (class extends TestHandler implements PodLister {
+        listPods(): Promise<readonly ActualPod[]> {
+          return Promise.resolve(report);
+        }
+      })('h', 'hold');
+      const h = start({ handlers: [handler], clock, syncFrequencyMs: 60_000 });
+      await h.feed.push('file', 'ADD', []);
+      const webKill = await handler.calls.waitFor((c) => c.op === 'kill' && c.name === 'web');
+      const staleKill = await handler.calls.waitFor((c) => c.op === 'kill' && c.name === 'stale');
+      report = [{ uid: 'W1', namespace: 'default', name: 'web' }];
+      staleKill.fail(new Error('runtime busy'));
+      await h.events.count(1);
+      await h.feed.push('file', 'ADD', [pod('web', { uid: 'W1' })]);
+      const W1 = { uid: 'W1', namespace: 'default', name: 'web' };
+      expect(h.reconciler.pods().find((p) => p.uid === 'W1')?.handlers['h']).toMatchObject({
+        state: 'waiting-for-name', waitingFor: { uid: '', namespace: 'default', name: 'web', orphan: true },
+      });
+      const started = iso(clock.now());
+      expect(h.reconciler.orphanKills()).toEqual({
+        items: [
+          { uid: '', namespace: 'default', name: 'web', handler: 'h', state: 'running', attempt: 1, failures: 0, lastCall: 'kill', lastCallTime: started, waitingPods: [W1] },
+          {
+            uid: 'uid-stale', namespace: 'default', name: 'stale', handler: 'h', state: 'backoff', attempt: 1, failures: 1, lastCall: 'kill', lastResult: 'error',
+            lastCallTime: started, lastError: { message: 'runtime busy', code: 'PODCONFIG_HANDLER_FAILED', time: started },
+            nextRetryTime: iso(clock.now() + 12_500), // 10 s jittered by 0.5 × random() = 0.5
+          },
+        ],
+        omitted: 0,
+      });
+
+      webKill.finish();
+      const create = await handler.calls.waitFor((c) => c.op === 'sync' && c.uid === 'W1');
+      create.finish();
+      clock.advance(12_500); // the stale orphan's retry (and a sweep, which reports W1 alone)
+      const retry = await handler.calls.waitFor((c) => c.op === 'kill' && c.name === 'stale' && c.attempt === 2);
+      retry.finish();
+      await h.events.count(4);
+      expect(h.reconciler.orphanKills()).toEqual({ items: [], omitted: 0 });
+      expect(h.reconciler.pods().map((p) => p.handlers['h'])).toEqual([expect.not.objectContaining({ waitingFor: expect.anything() as unknown })]);
+      expect(handler.overlaps).toBe(0);
+      await h.stop();
+    });
+
+    it('lists at most 100 orphan kills, those under way before held ones, and says how many it left out', async () => {
+      const clock = new ManualClock();
+      const listed = (from: number, n: number): ActualPod[] => Array.from({ length: n }, (_, i) => ({ uid: `o${from + i}`, namespace: 'default', name: `o${from + i}` }));
+      let report = listed(0, 103);
+      let allowed = false;
+      const handler = new (class extends TestHandler implements PodLister {
+        listPods(): Promise<readonly ActualPod[]> {
+          return Promise.resolve(report);
+        }
+      })('h', 'hold');
+      const h = start({ handlers: [handler], clock, concurrency: 2, orphanKillsAllowed: () => allowed });
+      await h.feed.push('file', 'ADD', []);
+      await clock.sleeping(2_000);
+      // Held (D18): no kill started; the first 100 as listed.
+      const held = h.reconciler.orphanKills();
+      expect(held.items.map((k) => `${k.uid}:${k.state}`)).toEqual(listed(0, 100).map((p) => `${p.uid}:held`));
+      expect(held.items[0]).toEqual({ uid: 'o0', namespace: 'default', name: 'o0', handler: 'h', state: 'held' });
+      expect(held.omitted).toBe(3);
+
+      // Allowed: the next sweep kills those (two at a time), while one more appears and is held again after.
+      allowed = true;
+      clock.advance(2_000);
+      await handler.calls.count(2);
+      allowed = false;
+      report = listed(0, 104);
+      await clock.sleeping(2_000);
+      clock.advance(2_000);
+      await clock.sleeping(2_000);
+      const kills = h.reconciler.orphanKills();
+      expect(kills.items.map((k) => `${k.uid}:${k.state}`)).toEqual([
+        'o0:running', 'o1:running', ...listed(2, 98).map((p) => `${p.uid}:queued`),
+      ]);
+      expect(kills.omitted).toBe(4); // 3 kills queued past the first 100, and o103 held
       await h.stop();
     });
 

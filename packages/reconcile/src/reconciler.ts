@@ -12,7 +12,7 @@ import { Dispatcher } from './dispatcher.js';
 import { HandlerLane, type LaneHost } from './handler-lane.js';
 import { HandlerStartError } from './handler-start-error.js';
 import { podLogRef, type PodRecord } from './pod-record.js';
-import type { HandlerWorkStatus, PodWorkStatus, WorkState } from './pod-work-status.js';
+import type { HandlerWorkStatus, OrphanKills, OrphanKillStatus, PodRef, PodWorkStatus, WorkState } from './pod-work-status.js';
 import type { PodWorker } from './pod-worker.js';
 import type { HandlerCallEvent, ReconcilerObserver } from './reconciler-observer.js';
 import { SourceReadiness, type ReadinessPolicy, type ReadinessStatus } from './source-readiness.js';
@@ -93,6 +93,18 @@ interface Sweep {
   readonly done: Promise<void>;
 }
 
+/**
+ * Orphan kills `orphanKills()` lists at most (and held orphans each sweep keeps, per handler): a provisional source
+ * that holds every kill, or an outage that ends, may leave thousands at once.
+ */
+const ORPHAN_KILLS_LISTED = 100;
+
+/** The orphans a handler's last clean-up found while their kills were held (D18): the first few, and how many. */
+interface HeldOrphans {
+  readonly pods: readonly PodRef[];
+  readonly count: number;
+}
+
 /** Record key of an orphan reported without a UID: NUL cannot appear in a UID from a source. */
 const orphanKey = (key: string): string => `\u0000${key}`;
 
@@ -120,6 +132,8 @@ export class Reconciler {
   readonly #pods = new Map<string, PodRecord>();
   /** REMOVEd pods whose kill waits for readiness, by the pod's source. */
   readonly #deferred = new Map<SourceName, Set<string>>();
+  /** Per handler, the orphans its last clean-up held (D18); none while kills are allowed. */
+  readonly #heldOrphans = new Map<HandlerLane, HeldOrphans>();
   readonly #allReadyWaiters = new Set<() => void>();
   /** Aborted when run()'s signal aborts (run() may be called once): every call's signal follows it. */
   readonly #stop = new AbortController();
@@ -270,6 +284,29 @@ export class Reconciler {
       });
     }
     return out.sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name) || a.uid.localeCompare(b.uid));
+  }
+
+  /**
+   * For GET /pods: the orphan kills under way (owed, running, or failed and waiting for their retry) on every handler,
+   * in the order they began, then the orphans each handler's last clean-up held (D18); at most
+   * {@link ORPHAN_KILLS_LISTED}, with how many were left out. O(what it lists): no pass over every pod.
+   */
+  orphanKills(): OrphanKills {
+    const items: OrphanKillStatus[] = [];
+    let omitted = 0;
+    for (const lane of this.#lanes) {
+      const kills = lane.orphanKills(ORPHAN_KILLS_LISTED - items.length);
+      items.push(...kills.items);
+      omitted += kills.total - kills.items.length;
+    }
+    for (const lane of this.#lanes) {
+      const held = this.#heldOrphans.get(lane);
+      if (held === undefined) continue;
+      const shown = held.pods.slice(0, Math.max(0, ORPHAN_KILLS_LISTED - items.length));
+      for (const pod of shown) items.push({ ...pod, handler: lane.name, state: 'held' });
+      omitted += held.count - shown.length;
+    }
+    return { items, omitted };
   }
 
   /**
@@ -771,6 +808,7 @@ export class Reconciler {
     const mayKill = this.#o.orphanKillsAllowed?.() ?? true;
     let orphans = 0;
     let held = 0;
+    const heldPods: PodRef[] = [];
     for (const entry of listed as unknown[]) {
       const actual = runningPodOf(entry);
       if (actual === undefined) {
@@ -798,6 +836,7 @@ export class Reconciler {
       if (record === undefined && (key === uid ? killedSince.keys.has(uid) : nameKey !== undefined && killedSince.names.has(nameKey))) continue;
       if (!mayKill) {
         held += 1;
+        if (heldPods.length < ORPHAN_KILLS_LISTED) heldPods.push({ uid: uid ?? '', namespace: namespace ?? '', name: name ?? '' });
         continue;
       }
       if (record === undefined) {
@@ -814,6 +853,8 @@ export class Reconciler {
       if (lane.recreate(record, sinceSeq)) missing += 1;
     }
     if (ignored > 0) note('warn', { ignored }, 'listPods returned entries that are not { uid, namespace, name } objects; ignored');
+    if (held > 0) this.#heldOrphans.set(lane, { pods: heldPods, count: held });
+    else this.#heldOrphans.delete(lane);
     if (held > 0) note('info', { held }, 'orphan kills held: a source may still want these pods (no definitive answer yet, or a manifest that has not decoded since start)');
     this.#log.debug({ handler: lane.name, reported: listed.length, orphans, held, missing }, 'orphan clean-up done');
   }
