@@ -165,17 +165,16 @@ describe(decodeFilePod.name, () => {
       expect(pointer.spec?.nodeSelector).toEqual({});
     });
 
-    it('drops empty strings where the API types hold a string value (workingDir), keeps them where a pointer (iscsi.initiatorName)', () => {
+    it('drops empty strings where the API types hold a string value (workingDir), keeps them where a pointer (a DNS option value)', () => {
       const plain = decodeFilePod(podManifestYaml('web'), file('/m/web.yaml'));
       const explicit = decodeFilePod(withExtra('    workingDir: ""\n    terminationMessagePath: ""\n  hostname: ""'), file('/m/web.yaml'));
       // terminationMessagePath "" is no value: it is defaulted as if absent, as the kubelet's defaulting does.
       expect(explicit).toEqual(plain);
-      // A pointer no default fills: an empty string there is a value.
-      const iscsi = '{targetPortal: "10.0.0.1:3260", iqn: "iqn.2001-04.com.example:disk", lun: 1';
-      const absent = decodeFilePod(withExtra(`  volumes: [{name: data, iscsi: ${iscsi}}}]`), file('/m/web.yaml'));
-      const pointer = decodeFilePod(withExtra(`  volumes: [{name: data, iscsi: ${iscsi}, initiatorName: ""}}]`), file('/m/web.yaml'));
-      expect(absent.spec?.volumes?.[0]?.iscsi).not.toHaveProperty('initiatorName');
-      expect(pointer.spec?.volumes?.[0]?.iscsi?.initiatorName).toBe('');
+      // A pointer no default fills (PodDNSConfigOption.Value is a *string): an empty string there is a value.
+      const absent = decodeFilePod(withExtra('  dnsConfig: {options: [{name: ndots}]}'), file('/m/web.yaml'));
+      const pointer = decodeFilePod(withExtra('  dnsConfig: {options: [{name: ndots, value: ""}]}'), file('/m/web.yaml'));
+      expect(absent.spec?.dnsConfig?.options?.[0]).not.toHaveProperty('value');
+      expect(pointer.spec?.dnsConfig?.options?.[0]?.value).toBe('');
       expect(pointer.metadata?.uid).toBe(absent.metadata?.uid); // the UID (D6) leaves every "" out
     });
 

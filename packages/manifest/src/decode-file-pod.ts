@@ -3,7 +3,6 @@ import { checkPodSchema } from './check-pod-schema.js';
 import { decodePod } from './decode-pod.js';
 import type { DecodeOptions } from './manifest-origin.js';
 import { parseManifestDocument } from './parse-manifest-document.js';
-import type { ParsedManifest } from './parsed-manifest.js';
 import { reject, Rejection } from './rejection.js';
 import { describeTypeMeta, typeMeta } from './type-meta.js';
 import { withOrigin } from './with-origin.js';
@@ -13,7 +12,7 @@ import { withOrigin } from './with-origin.js';
  * other kind is rejected), strictly decoded, defaulted, validated, with the NoExecute toleration added.
  * Throws only `ManifestInvalidError`.
  */
-export function decodeFilePod(data: Uint8Array | string | ParsedManifest, options: DecodeOptions): Pod {
+export function decodeFilePod(data: Uint8Array | string, options: DecodeOptions): Pod {
   // A caller's mistake, not the manifest's: without this, an empty node name reads as an invalid pod name.
   checkNodeName(options.nodeName, 'decode options: nodeName');
   return withOrigin(options.origin, () => {

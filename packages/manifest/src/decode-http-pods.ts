@@ -4,7 +4,6 @@ import { decodePod } from './decode-pod.js';
 import { isJsonObject } from './json-object.js';
 import type { DecodeOptions } from './manifest-origin.js';
 import { parseManifestDocument } from './parse-manifest-document.js';
-import type { ParsedManifest } from './parsed-manifest.js';
 import { reject } from './rejection.js';
 import { describeTypeMeta, typeMeta } from './type-meta.js';
 import { withOrigin } from './with-origin.js';
@@ -14,7 +13,7 @@ import { withOrigin } from './with-origin.js';
  * strictly decoded; steps 5–9 run per item and the first invalid item fails the whole body (no partial
  * sets). No toleration is added. An empty `items` gives `[]`. Throws only `ManifestInvalidError`.
  */
-export function decodeHttpPods(data: Uint8Array | string | ParsedManifest, options: DecodeOptions): Pod[] {
+export function decodeHttpPods(data: Uint8Array | string, options: DecodeOptions): Pod[] {
   // A caller's mistake, not the manifest's: without this, an empty node name reads as an invalid pod name.
   checkNodeName(options.nodeName, 'decode options: nodeName');
   return withOrigin(options.origin, () => {

@@ -78,7 +78,6 @@ describe(findApiReference.name, () => {
     const cases: Array<[string, string]> = [
       ['  volumes:\n  - {name: data, persistentVolumeClaim: {claimName: data}}', 'persistentvolumeclaims'],
       ['  resourceClaims:\n  - {name: gpu, resourceClaimName: gpu}', 'resourceclaims'],
-      ['  volumes:\n  - {name: token, projected: {sources: [{serviceAccountToken: {path: token}}]}}', 'serviceaccounts (via projected volumes)'],
       ['    envFrom: [{secretRef: {name: creds}}]', 'secrets'],
       ['  imagePullSecrets: [{name: registry}]', 'secrets'],
     ];
@@ -93,5 +92,22 @@ describe(findApiReference.name, () => {
       expect((caught as ManifestInvalidError).code).toBe('PODCONFIG_MANIFEST_FORBIDDEN_REFERENCE');
       expect((caught as ManifestInvalidError).message).toBe(`/m/web.yaml: static pods may not reference ${resource}`);
     }
+  });
+
+  it('leaves a projected service account token to validation, which refuses it first (no serviceAccountName) or after it (one names the service account)', () => {
+    const token = '  volumes:\n  - {name: token, projected: {sources: [{serviceAccountToken: {path: token}}]}}';
+    const decode = (extra: string): unknown => {
+      try {
+        return decodeFilePod(podManifestYaml('web', { extra }), { nodeName: 'n', origin: { kind: 'file', path: '/m/web.yaml' } });
+      } catch (err: unknown) {
+        return err;
+      }
+    };
+    const unnamed = decode(token) as ManifestInvalidError;
+    expect(unnamed.code).toBe('PODCONFIG_MANIFEST_INVALID');
+    expect(unnamed.message).toContain('spec.volumes[0].projected.sources[0].serviceAccountToken: Forbidden: must not be specified when serviceAccountName is not set');
+    const named = decode(`${token}\n  serviceAccountName: builder`) as ManifestInvalidError;
+    expect(named.code).toBe('PODCONFIG_MANIFEST_FORBIDDEN_REFERENCE');
+    expect(named.message).toBe('/m/web.yaml: static pods may not reference serviceaccounts');
   });
 });

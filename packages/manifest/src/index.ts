@@ -10,5 +10,4 @@ export { readManifestFile } from './read-manifest-file.js';
 export { computePodUid } from './compute-pod-uid.js';
 export { parseGoYaml, GoYamlError } from './go-yaml.js';
 export type { GoYamlValue } from './go-yaml.js';
-export { parseManifestOffThread, OFF_THREAD_MIN_BYTES } from './parse-manifest-off-thread.js';
-export type { ParsedManifest } from './parsed-manifest.js';
+export { decodeManifestOffThread, OFF_THREAD_MIN_BYTES } from './decode-manifest-off-thread.js';

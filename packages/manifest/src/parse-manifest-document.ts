@@ -2,7 +2,6 @@ import { GoYamlError, parseGoYaml } from './go-yaml.js';
 import { isJsonObject, jsonTypeName, type JsonObject } from './json-object.js';
 import { lineAndColumn } from './line-and-column.js';
 import { MAX_MANIFEST_BYTES } from './max-manifest-bytes.js';
-import { ParsedManifest } from './parsed-manifest.js';
 import { reject, rejectNotAPod } from './rejection.js';
 import { yamlBudget, YAML_TOKEN_COUNT_MIN_CHARS } from './yaml-token-budget.js';
 
@@ -16,8 +15,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * the first YAML document (JSON passes through) into a plain JSON object. `null` members are dropped,
  * as decoding into the API types does. Throws a `Rejection`.
  */
-export function parseManifestDocument(data: Uint8Array | string | ParsedManifest): JsonObject {
-  if (data instanceof ParsedManifest) return data.value();
+export function parseManifestDocument(data: Uint8Array | string): JsonObject {
   const size = typeof data === 'string' ? Buffer.byteLength(data, 'utf8') : data.byteLength;
   if (size > MAX_MANIFEST_BYTES) {
     rejectNotAPod(`manifest is ${size} bytes, more than the limit of ${MAX_MANIFEST_BYTES} bytes`, 'PODCONFIG_MANIFEST_TOO_LARGE');

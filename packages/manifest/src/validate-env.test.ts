@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Container } from '@podconfig/core';
-import { validateEnv, validateEnvFrom } from './validate-env.js';
+import type { Container, PodSpec } from '@podconfig/core';
+import { validateEnv, validateEnvFrom, validateFileKeyRefVolumes } from './validate-env.js';
 
 type EnvVar = NonNullable<Container['env']>[number];
 const env = (...vars: EnvVar[]): string[] => {
@@ -35,7 +35,7 @@ describe(validateEnv.name, () => {
 
   it('requires exactly one source, and no value beside it, without showing the value', () => {
     expect(env({ name: 'X', valueFrom: {} })).toEqual([
-      `${from}: Invalid value: must specify one of: \`fieldRef\`, \`resourceFieldRef\`, \`configMapKeyRef\` or \`secretKeyRef\``,
+      `${from}: Invalid value: must specify one of: \`fieldRef\`, \`resourceFieldRef\`, \`configMapKeyRef\`, \`secretKeyRef\` or \`fileKeyRef\``,
     ]);
     const two = env({ name: 'X', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' }, resourceFieldRef: { resource: 'limits.cpu' } } });
     expect(two).toEqual([`${from}: Invalid value: may not have more than one field specified at a time`]);
@@ -88,6 +88,50 @@ describe(validateEnv.name, () => {
       'spec.containers[0].env[1].valueFrom.secretKeyRef.key: Invalid value: "../k": a valid config key must consist of alphanumeric characters, \'-\', \'_\' or \'.\'',
       'spec.containers[0].env[1].valueFrom.secretKeyRef.key: Invalid value: "../k": must not start with \'..\'',
     ]);
+  });
+});
+
+describe('fileKeyRef', () => {
+  const fileRef = (ref: Record<string, string>): EnvVar => ({ name: 'X', valueFrom: { fileKeyRef: ref } as NonNullable<EnvVar['valueFrom']> });
+  const at = `${from}.fileKeyRef`;
+
+  it('accepts a key that is an environment variable name, a volume name and a path in it', () => {
+    expect(env(fileRef({ volumeName: 'config', path: 'env/app.env', key: 'DB.HOST-1' }))).toEqual([]);
+  });
+
+  it('requires the key, the volume name and the path', () => {
+    expect(env(fileRef({}))).toEqual([`${at}.key: Required value`, `${at}.volumeName: Required value`, `${at}.path: Required value`]);
+  });
+
+  it('checks the key as an env name, the volume name as a DNS-1123 label, and the path for backsteps', () => {
+    expect(env(fileRef({ volumeName: 'Config', path: '../app.env', key: 'A=B' }))).toEqual([
+      `${at}.key: Invalid value: "A=B": a valid environment variable name must consist only of printable ASCII characters other than '='`,
+      `${at}.volumeName: Invalid value: "Config": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character`,
+      `${at}.path: Invalid value: "../app.env": must not contain '..'`,
+    ]);
+  });
+});
+
+describe(validateFileKeyRefVolumes.name, () => {
+  const spec = (volumes: NonNullable<PodSpec['volumes']>, volumeName: string): PodSpec => ({
+    volumes,
+    initContainers: [{ name: 'init', image: 'x' }],
+    containers: [{ name: 'main', image: 'x', env: [{ name: 'A', value: 'a' }, { name: 'B', valueFrom: { fileKeyRef: { volumeName, path: 'a.env', key: 'B' } } as NonNullable<EnvVar['valueFrom']> }] }],
+  });
+  const run = (s: PodSpec): string[] => {
+    const errors: string[] = [];
+    validateFileKeyRefVolumes(s, errors);
+    return errors;
+  };
+
+  it('accepts an env file read from an emptyDir volume of the pod', () => {
+    expect(run(spec([{ name: 'config', emptyDir: {} }], 'config'))).toEqual([]);
+  });
+
+  it('requires the volume to exist and to be an emptyDir', () => {
+    expect(run(spec([{ name: 'config', emptyDir: {} }], 'other'))).toEqual(['spec.containers[0].env[1].valueFrom.fileKeyRef.volumeName: Not found: "other"']);
+    expect(run(spec([{ name: 'config', hostPath: { path: '/etc/app' } }], 'config')))
+      .toEqual(['spec.containers[0].env[1].valueFrom.fileKeyRef.volumeName: Invalid value: "config": referenced volume must be of type emptyDir']);
   });
 });
 

@@ -1,15 +1,18 @@
-import type { Container } from '@podconfig/core';
-import { configMapKeyProblems, dns1123SubdomainProblems, envVarNameProblems } from './name-rules.js';
+import type { Container, PodSpec } from '@podconfig/core';
+import { configMapKeyProblems, dns1123LabelProblems, dns1123SubdomainProblems, envVarNameProblems } from './name-rules.js';
 import { ENV_FIELD_PATHS, validateObjectFieldSelector, validateResourceFieldSelector } from './validate-downward-api.js';
+import { validatePathNoBacksteps } from './validate-local-path.js';
 
 type EnvVar = NonNullable<Container['env']>[number];
-/** fileKeyRef (EnvFiles, 1.34) is newer than the pod types (kubernetes-types 1.30). */
-type EnvVarSource = NonNullable<EnvVar['valueFrom']> & { fileKeyRef?: unknown };
+/** An env file's key (FileKeySelector: EnvFiles, 1.34) is newer than the pod types (kubernetes-types 1.30). */
+interface FileKeySelector { volumeName?: string; path?: string; key?: string; optional?: boolean }
+type EnvVarSource = NonNullable<EnvVar['valueFrom']> & { fileKeyRef?: FileKeySelector };
 type KeySelector = NonNullable<EnvVarSource['configMapKeyRef']>;
 
 /**
  * ValidateEnv and validateEnvVarValueFrom: names (IsRelaxedEnvVarName) and exactly one value source, each
- * checked as the API checks it. Values are never shown.
+ * checked as the API checks it; `fileKeyRef` (EnvFiles, beta and on by default since 1.35, so the API's
+ * AllowEnvFilesValidation holds and the message for no source names it) included. Values are never shown.
  */
 export function validateEnv(env: readonly EnvVar[], at: string, errors: string[]): void {
   env.forEach((variable, i) => {
@@ -37,10 +40,12 @@ export function validateEnv(env: readonly EnvVar[], at: string, errors: string[]
       sources++;
       validateKeySelector(source.secretKeyRef, `${from}.secretKeyRef`, errors);
     }
-    // Counted so that an env file source is not taken for none; its own rules are not checked here.
-    if (source.fileKeyRef !== undefined) sources++;
+    if (source.fileKeyRef !== undefined) {
+      sources++;
+      validateFileKeySelector(source.fileKeyRef, `${from}.fileKeyRef`, errors);
+    }
     if (sources === 0) {
-      errors.push(`${from}: Invalid value: must specify one of: \`fieldRef\`, \`resourceFieldRef\`, \`configMapKeyRef\` or \`secretKeyRef\``);
+      errors.push(`${from}: Invalid value: must specify one of: \`fieldRef\`, \`resourceFieldRef\`, \`configMapKeyRef\`, \`secretKeyRef\` or \`fileKeyRef\``);
     } else if (variable.value) {
       errors.push(`${from}: Invalid value: may not be specified when \`value\` is not empty`);
     } else if (sources > 1) {
@@ -79,4 +84,45 @@ function validateKeySelector(selector: KeySelector, at: string, errors: string[]
   const key = (selector.key as string | undefined) ?? '';
   if (key === '') errors.push(`${at}.key: Required value`);
   else for (const p of configMapKeyProblems(key)) errors.push(`${at}.key: Invalid value: ${JSON.stringify(key)}: ${p}`);
+}
+
+/**
+ * validateFileKeySelector: a key that is an environment variable name (IsRelaxedEnvVarName), the name of a
+ * volume (a DNS-1123 label) and a path in it without `..`. The key is a name, not a value, so it is shown.
+ */
+function validateFileKeySelector(selector: FileKeySelector, at: string, errors: string[]): void {
+  const key = selector.key ?? '';
+  if (key === '') errors.push(`${at}.key: Required value`);
+  else for (const p of envVarNameProblems(key)) errors.push(`${at}.key: Invalid value: ${JSON.stringify(key)}: ${p}`);
+  const volumeName = selector.volumeName ?? '';
+  if (volumeName === '') errors.push(`${at}.volumeName: Required value`);
+  else for (const p of dns1123LabelProblems(volumeName)) errors.push(`${at}.volumeName: Invalid value: ${JSON.stringify(volumeName)}: ${p}`);
+  const path = selector.path ?? '';
+  if (path === '') errors.push(`${at}.path: Required value`);
+  else validatePathNoBacksteps(path, `${at}.path`, errors);
+}
+
+/**
+ * validateFileKeyRefVolumes, the last check of ValidatePodSpec: the volume an env file is read from is one of
+ * the pod's volumes, and an emptyDir (an init container writes the file, the container reads it). Containers in
+ * the API's order: init, regular, ephemeral.
+ */
+export function validateFileKeyRefVolumes(spec: PodSpec, errors: string[]): void {
+  const volumes = new Map((spec.volumes ?? []).map((v) => [(v.name as string | undefined) ?? '', v]));
+  const containers: [readonly EnvVar[], string][] = [
+    ...(spec.initContainers ?? []).map((c, i): [readonly EnvVar[], string] => [c.env ?? [], `spec.initContainers[${i}]`]),
+    ...((spec.containers as readonly Container[] | undefined) ?? []).map((c, i): [readonly EnvVar[], string] => [c.env ?? [], `spec.containers[${i}]`]),
+    ...(spec.ephemeralContainers ?? []).map((c, i): [readonly EnvVar[], string] => [c.env ?? [], `spec.ephemeralContainers[${i}]`]),
+  ];
+  for (const [env, at] of containers) {
+    env.forEach((variable, j) => {
+      const ref = (variable.valueFrom as EnvVarSource | undefined)?.fileKeyRef;
+      if (ref === undefined) return;
+      const name = ref.volumeName ?? '';
+      const path = `${at}.env[${j}].valueFrom.fileKeyRef.volumeName`;
+      const volume = volumes.get(name);
+      if (volume === undefined) errors.push(`${path}: Not found: ${JSON.stringify(name)}`);
+      else if (volume.emptyDir === undefined) errors.push(`${path}: Invalid value: ${JSON.stringify(name)}: referenced volume must be of type emptyDir`);
+    });
+  }
 }

@@ -49,6 +49,14 @@ describe(validatePod.name, () => {
       ]);
     });
 
+    it('requires a pod deletion cost annotation to be a 32-bit integer without + or leading zeros, never showing it', () => {
+      const cost = (value: string): string[] => validatePod(pod({}, { annotations: { 'controller.kubernetes.io/pod-deletion-cost': value } }));
+      expect(['0', '-5', '2147483647', '-2147483648', '-007'].flatMap(cost)).toEqual([]);
+      for (const value of ['+1', '007', '2147483648', '1.5', '', 'ten']) {
+        expect(cost(value)).toEqual(['metadata.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: must be a 32bit integer']);
+      }
+    });
+
     it('allows a key name part of 63 characters, not 64, with or without a prefix', () => {
       const [ok, long] = ['k'.repeat(63), 'k'.repeat(64)];
       expect(validatePod(pod({}, { labels: { [ok]: 'v', [`example.com/${ok}`]: 'v' }, annotations: { [ok]: 'v' } }))).toEqual([]);
@@ -338,6 +346,8 @@ describe(validatePod.name, () => {
       expect(errors).toEqual([
         'spec.volumes[0].emptyDir.sizeLimit: Forbidden: SizeLimit field must be a valid resource quantity',
         'spec.volumes[1].downwardAPI.items[0].path: Invalid value: "/labels": must be a relative path',
+        // As in the API, a volume with errors is not one a mount can name.
+        'spec.containers[0].volumeMounts[0].name: Not found: "scratch"',
         'spec.containers[0].volumeMounts[0].mountPropagation: Forbidden: Bidirectional mount propagation is available only to privileged containers',
         'spec.containers[0].resizePolicy[0].restartPolicy: Invalid value: "RestartContainer": must be \'NotRequired\' when `restartPolicy` is \'Never\'',
       ]);
@@ -366,7 +376,7 @@ describe(validatePod.name, () => {
       ] }))).toEqual([
         'spec.volumes[1].name: Duplicate value: "data"',
         expect.stringMatching(/^spec\.volumes\[2\]\.name: Invalid value: "Bad"/),
-        'spec.volumes[3]: Forbidden: may not specify more than 1 volume type (found emptyDir, hostPath)',
+        'spec.volumes[3].hostPath: Forbidden: may not specify more than 1 volume type',
         // validateHostPathVolumeSource stops at a missing path: the type is checked only with one.
         'spec.volumes[4].hostPath.path: Required value',
         'spec.volumes[5].hostPath.type: Unsupported value: "Folder": supported values: "", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"',
@@ -436,7 +446,7 @@ describe(validatePod.name, () => {
         'spec.containers[0].envFrom: Invalid value: must specify one of: `configMapRef` or `secretRef`',
         'spec.containers[0].securityContext: Invalid value: cannot set `allowPrivilegeEscalation` to false and `privileged` to true',
         'spec.securityContext.fsGroupChangePolicy: Unsupported value: "Never": supported values: "Always", "OnRootMismatch"',
-        'spec.HostPID: Forbidden: when `pod.Spec.HostUsers` is false',
+        'spec.HostPID: Forbidden: when `hostUsers` is false',
         'spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Required value: must have at least one node selector term',
         'spec.dnsConfig.options[0]: Required value: must not be empty',
         'spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: "Later": supported values: "DoNotSchedule", "ScheduleAnyway"',
@@ -455,6 +465,56 @@ describe(validatePod.name, () => {
       ]);
       expect(validatePod(pod({ activeDeadlineSeconds: 3_000_000_000 }))).toEqual(['spec.activeDeadlineSeconds: Invalid value: must be between 1 and 2147483647, inclusive']);
       expect(validatePod(pod({ activeDeadlineSeconds: 2_147_483_647 }))).toEqual([]);
+    });
+  });
+
+  describe('pod resources, Windows options, hostname override, security annotations, env files, projections (wiring)', () => {
+    // fileKeyRef (EnvFiles, 1.34) is newer than the pod types (kubernetes-types 1.30).
+    const fileEnv = { name: 'DB', valueFrom: { fileKeyRef: { volumeName: 'env', path: 'db.env', key: 'DB' } } } as NonNullable<Container['env']>[number];
+
+    it('accepts a pod using them as the API takes them', () => {
+      expect(validatePod(pod({
+        resources: { requests: { cpu: '500m' }, limits: { cpu: '1', memory: '1Gi' } },
+        hostnameOverride: 'web-0.example.com',
+        securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
+        volumes: [{ name: 'env', emptyDir: {} }],
+        containers: [container('main', { env: [fileEnv] })],
+      } as Partial<PodSpec>, { annotations: { 'seccomp.security.alpha.kubernetes.io/pod': 'runtime/default' } }))).toEqual([]);
+      expect(validatePod(pod({
+        os: { name: 'windows' }, hostNetwork: true,
+        securityContext: { windowsOptions: { hostProcess: true, runAsUserName: 'NT AUTHORITY\\SYSTEM' } },
+      }))).toEqual([]);
+    });
+
+    it('reports their errors among the pod\'s', () => {
+      const errors = validatePod(pod({
+        resources: { limits: { 'ephemeral-storage': '1Gi' } },
+        hostnameOverride: 'web', hostNetwork: true,
+        securityContext: { seccompProfile: { type: 'Unconfined' }, windowsOptions: { hostProcess: true } },
+        volumes: [{ name: 'env', hostPath: { path: '/etc/env' } }],
+        containers: [container('main', {
+          securityContext: { windowsOptions: { runAsUserName: '' } },
+          env: [fileEnv],
+        })],
+      } as Partial<PodSpec>, { annotations: { 'seccomp.security.alpha.kubernetes.io/pod': 'runtime/default' } }));
+      expect(errors).toEqual([
+        'spec.containers[0].securityContext.windowsOptions.runAsUserName: Invalid value: "": runAsUserName cannot be an empty string',
+        'spec.resources.limits[ephemeral-storage]: Unsupported value: "ephemeral-storage": supported values: "cpu", "hugepages-", "memory"',
+        'spec.hostnameOverride: Forbidden: may not be specified when hostNetwork is true',
+        'spec.containers[0].env[0].valueFrom.fileKeyRef.volumeName: Invalid value: "env": referenced volume must be of type emptyDir',
+        'spec.securityContext.seccompProfile.type: Forbidden: seccomp type in annotation and field must match',
+      ]);
+    });
+
+    it('forbids a projected service account token in a pod without a service account, and a claim an ephemeral volume creates', () => {
+      const token = { name: 'token', projected: { sources: [{ serviceAccountToken: { path: 'token', expirationSeconds: 3600 } }] } };
+      expect(validatePod(pod({ volumes: [token] })))
+        .toEqual(['spec.volumes[0].projected.sources[0].serviceAccountToken: Forbidden: must not be specified when serviceAccountName is not set']);
+      expect(validatePod(pod({ volumes: [token], serviceAccountName: 'web' }))).toEqual([]);
+      const scratch = { name: 'scratch', ephemeral: { volumeClaimTemplate: { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } } };
+      expect(validatePod(pod({ volumes: [scratch, { name: 'data', persistentVolumeClaim: { claimName: 'web-node-a-scratch' } }] }))).toEqual([
+        'spec.volumes[1].persistentVolumeClaim.claimName: Invalid value: "web-node-a-scratch": must not reference a PVC that gets created for an ephemeral volume',
+      ]);
     });
   });
 });

@@ -5,16 +5,20 @@ import {
 import { quantityValue } from './quantity.js';
 import { validateAffinity } from './validate-affinity.js';
 import { validatePodDnsConfig } from './validate-dns-config.js';
-import { validateEnv, validateEnvFrom } from './validate-env.js';
+import { validateEnv, validateEnvFrom, validateFileKeyRefVolumes } from './validate-env.js';
 import { checkHostPortConflicts } from './validate-host-ports.js';
+import { validateHostnameOverride } from './validate-hostname-override.js';
 import { oneOf } from './validate-one-of.js';
 import { validatePodOs } from './validate-pod-os.js';
+import { validatePodResources } from './validate-pod-resources.js';
 import { validateProbesAndLifecycle } from './validate-probes.js';
 import { validateResizePolicy } from './validate-resize-policy.js';
+import { validateSecurityAnnotations, validateSecurityAnnotationsMatchFields } from './validate-security-annotations.js';
 import { usesHostUsers, validateContainerSecurityContext, validatePodSecurityContext } from './validate-security-context.js';
 import { validateTopologySpreadConstraints } from './validate-topology-spread.js';
 import { validateVolumeMountsAndDevices } from './validate-volume-mounts.js';
 import { validateVolumeSource } from './validate-volume-sources.js';
+import { validateWindowsHostProcessPod } from './validate-windows-options.js';
 
 const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'];
 const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
@@ -30,15 +34,18 @@ const PREEMPTION_POLICIES = ['PreemptLowerPriority', 'Never'];
  * name files, directories and cgroups by it, so `../x` or `a/b` must not get that far.
  */
 const SAFE_UID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** v1.PodDeletionCost. */
+const POD_DELETION_COST = 'controller.kubernetes.io/pod-deletion-cost';
 /** TotalAnnotationSizeLimitB: the summed length of annotation keys and values. */
 const MAX_ANNOTATIONS_BYTES = 256 * 1024;
 
 /**
  * A subset of the API's ValidatePodCreate (step 7), run on the pod after the kubelet defaults: metadata
- * names, labels and annotations; containers, init containers and their ports, env, probes, policies and
- * security contexts; volumes and mounts; the pod's security context, affinity, topology spread, DNS, host
- * aliases, gates, OS and tolerations. Returns the errors as `<field path>: <problem>`; values are quoted
- * only for names and keys, never for env values, commands or annotation values.
+ * names, labels and annotations (the seccomp and AppArmor ones too); containers, init containers and their
+ * ports, env, probes, policies and security contexts; volumes and mounts; the pod's resources, security
+ * context, Windows options, affinity, topology spread, DNS, host aliases, hostname override, gates, OS and
+ * tolerations. Returns the errors as `<field path>: <problem>`; values are quoted only for names and keys,
+ * never for env values, commands or annotation values.
  */
 export function validatePod(pod: Pod): string[] {
   const errors: string[] = [];
@@ -65,14 +72,20 @@ export function validatePod(pod: Pod): string[] {
   if (annotationBytes > MAX_ANNOTATIONS_BYTES) {
     errors.push(`metadata.annotations: Too long: may not be more than ${MAX_ANNOTATIONS_BYTES} bytes`);
   }
+  validatePodDeletionCost(meta.annotations ?? {}, errors);
+  validateSecurityAnnotations(pod, errors);
   if (pod.spec === undefined) errors.push('spec: Required value');
-  else validateSpec(pod.spec, errors);
+  else {
+    validateSpec(pod.spec, name, errors);
+    validateServiceAccountTokens(pod.spec, errors);
+    validateSecurityAnnotationsMatchFields(pod, errors);
+  }
   return errors;
 }
 
-function validateSpec(spec: PodSpec, errors: string[]): void {
+function validateSpec(spec: PodSpec, podName: string, errors: string[]): void {
   if (spec.terminationGracePeriodSeconds === undefined) errors.push('spec.terminationGracePeriodSeconds: Required value');
-  const volumes = validateVolumes(spec.volumes ?? [], errors);
+  const volumes = validateVolumes(spec.volumes ?? [], podName, errors);
   // Required members read with a default: a manifest may leave them out (the schema check does not require them).
   const containers = (spec.containers as readonly Container[] | undefined) ?? [];
   if (containers.length === 0) errors.push('spec.containers: Required value');
@@ -84,6 +97,7 @@ function validateSpec(spec: PodSpec, errors: string[]): void {
   });
   containers.forEach((c, i) => validateContainer(c, `spec.containers[${i}]`, false, spec, volumes, names, errors));
   checkHostPortConflicts(containers, 'spec.containers', 0, errors);
+  validatePodResources(spec, errors);
   if ((spec.ephemeralContainers ?? []).length > 0) errors.push('spec.ephemeralContainers: Forbidden: cannot be set on create');
   oneOf(spec.restartPolicy, RESTART_POLICIES, 'spec.restartPolicy', errors);
   oneOf(spec.dnsPolicy, DNS_POLICIES, 'spec.dnsPolicy', errors);
@@ -130,8 +144,40 @@ function validateSpec(spec: PodSpec, errors: string[]): void {
   });
   validateSchedulingGates(spec, errors);
   validateTopologySpreadConstraints(spec.topologySpreadConstraints ?? [], errors);
+  validateWindowsHostProcessPod(spec, errors);
+  validateHostnameOverride(spec, errors);
   validateHostAliases(spec, errors);
   validatePodOs(spec, errors);
+  validateFileKeyRefVolumes(spec, errors);
+}
+
+/**
+ * ValidatePodSpecificAnnotations with PodDeletionCost on (beta, on by default since 1.22): the
+ * `controller.kubernetes.io/pod-deletion-cost` annotation is a 32-bit integer written without a `+` or leading zeros
+ * (GetDeletionCostFromPodAnnotations). The value is never shown.
+ */
+function validatePodDeletionCost(annotations: Readonly<Record<string, string>>, errors: string[]): void {
+  const value = annotations[POD_DELETION_COST];
+  if (value === undefined) return;
+  const cost = /^(0|-?[1-9][0-9]*|-0[0-9]*)$/.test(value) ? Number(value) : Number.NaN;
+  if (!(cost >= -(2 ** 31) && cost <= 2 ** 31 - 1)) {
+    errors.push(`metadata.annotations[${POD_DELETION_COST}]: Invalid value: must be a 32bit integer`);
+  }
+}
+
+/**
+ * validatePodMetadataAndSpec: a pod without a service account may not project a service account token. A static
+ * pod may not name a service account at all (step 8), so any such projection is refused, here first.
+ */
+function validateServiceAccountTokens(spec: PodSpec, errors: string[]): void {
+  if (spec.serviceAccountName) return;
+  (spec.volumes ?? []).forEach((volume, i) => {
+    (volume.projected?.sources ?? []).forEach((source, j) => {
+      if (source.serviceAccountToken !== undefined) {
+        errors.push(`spec.volumes[${i}].projected.sources[${j}].serviceAccountToken: Forbidden: must not be specified when serviceAccountName is not set`);
+      }
+    });
+  });
 }
 
 /**
@@ -162,19 +208,33 @@ function validateHostAliases(spec: PodSpec, errors: string[]): void {
   });
 }
 
-/** ValidateVolumes: unique DNS-1123 label names and exactly one source each; returns the volumes by name. */
-function validateVolumes(volumes: readonly Volume[], errors: string[]): Map<string, Volume> {
+/**
+ * ValidateVolumes: unique DNS-1123 label names and one valid source each (validateVolumeSource); no
+ * persistentVolumeClaim naming the claim an ephemeral volume of the pod creates (`<pod name>-<volume name>`).
+ * Returns the volumes that passed, by name: as in the API, a mount or device naming a volume with errors is
+ * reported as not found too.
+ */
+function validateVolumes(volumes: readonly Volume[], podName: string, errors: string[]): Map<string, Volume> {
   const byName = new Map<string, Volume>();
+  const names = new Set<string>();
+  const createdClaims = new Set(volumes.filter((v) => v.ephemeral !== undefined).map((v) => `${podName}-${(v.name as string | undefined) ?? ''}`));
   volumes.forEach((volume, i) => {
     const at = `spec.volumes[${i}]`;
     const name = (volume.name as string | undefined) ?? '';
-    if (name === '') errors.push(`${at}.name: Required value`);
-    else for (const p of dns1123LabelProblems(name)) errors.push(`${at}.name: Invalid value: ${JSON.stringify(name)}: ${p}`);
-    if (byName.has(name)) errors.push(`${at}.name: Duplicate value: ${JSON.stringify(name)}`);
-    else byName.set(name, volume);
-    const sources = Object.keys(volume).filter((k) => k !== 'name');
-    if (sources.length > 1) errors.push(`${at}: Forbidden: may not specify more than 1 volume type (found ${sources.join(', ')})`);
-    validateVolumeSource(volume, at, errors);
+    const volumeErrors: string[] = [];
+    validateVolumeSource(volume, at, volumeErrors, podName);
+    if (name === '') volumeErrors.push(`${at}.name: Required value`);
+    else for (const p of dns1123LabelProblems(name)) volumeErrors.push(`${at}.name: Invalid value: ${JSON.stringify(name)}: ${p}`);
+    if (names.has(name)) volumeErrors.push(`${at}.name: Duplicate value: ${JSON.stringify(name)}`);
+    if (volumeErrors.length === 0) {
+      names.add(name);
+      byName.set(name, volume);
+    }
+    errors.push(...volumeErrors);
+    const claimName = (volume.persistentVolumeClaim?.claimName) ?? '';
+    if (podName !== '' && claimName !== '' && createdClaims.has(claimName)) {
+      errors.push(`${at}.persistentVolumeClaim.claimName: Invalid value: ${JSON.stringify(claimName)}: must not reference a PVC that gets created for an ephemeral volume`);
+    }
   });
   return byName;
 }

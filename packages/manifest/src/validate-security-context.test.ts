@@ -97,9 +97,9 @@ describe(validatePodSecurityContext.name, () => {
   it('refuses the host namespaces to a pod outside the host\'s user namespace (validateHostUsers)', () => {
     expect(podErrors({ hostUsers: true, hostNetwork: true, hostPID: true, hostIPC: true })).toEqual([]);
     expect(podErrors({ hostUsers: false, hostNetwork: true, hostPID: true, hostIPC: true })).toEqual([
-      'spec.hostNetwork: Forbidden: when `pod.Spec.HostUsers` is false',
-      'spec.HostPID: Forbidden: when `pod.Spec.HostUsers` is false',
-      'spec.HostIPC: Forbidden: when `pod.Spec.HostUsers` is false',
+      'spec.hostNetwork: Forbidden: when `hostUsers` is false',
+      'spec.HostPID: Forbidden: when `hostUsers` is false',
+      'spec.HostIPC: Forbidden: when `hostUsers` is false',
     ]);
   });
 });

@@ -1,6 +1,7 @@
 import type { Container, PodSpec } from '@podconfig/core';
 import { SYSCTL_NAME_MAX_LENGTH, SYSCTL_NAME_PATTERN } from './name-rules.js';
 import { oneOf } from './validate-one-of.js';
+import { validateWindowsOptions } from './validate-windows-options.js';
 
 type PodSecurityContext = NonNullable<PodSpec['securityContext']>;
 type SecurityContext = NonNullable<Container['securityContext']>;
@@ -18,7 +19,7 @@ const SUPPLEMENTAL_GROUPS_POLICIES = ['Merge', 'Strict'];
 const SELINUX_CHANGE_POLICIES = ['MountOption', 'Recursive'];
 /** AppArmor's PATH_MAX - 1. */
 const MAX_APPARMOR_PROFILE_LENGTH = 4095;
-const HOST_USERS_FALSE = 'when `pod.Spec.HostUsers` is false';
+const HOST_USERS_FALSE = 'when `hostUsers` is false';
 
 /** The default for hostUsers is true: a pod leaves the host's user namespace only with `hostUsers: false`. */
 export function usesHostUsers(spec: PodSpec): boolean {
@@ -27,7 +28,7 @@ export function usesHostUsers(spec: PodSpec): boolean {
 
 /**
  * validatePodSpecSecurityContext and validateHostUsers: IDs, shareProcessNamespace with hostPID, sysctls,
- * fsGroupChangePolicy, seccomp and AppArmor profiles, supplementalGroupsPolicy, seLinuxChangePolicy, and the host
+ * fsGroupChangePolicy, seccomp profile, Windows options, AppArmor profile, supplementalGroupsPolicy, seLinuxChangePolicy, and the host
  * namespaces a pod outside the host's user namespace may not share. Paths are the API's own: it keeps
  * shareProcessNamespace in the security context of its internal type, and spells `HostPID` and `HostIPC` so.
  */
@@ -45,6 +46,7 @@ export function validatePodSecurityContext(spec: PodSpec, errors: string[]): voi
     validateSysctls(context, spec, `${at}.sysctls`, errors);
     oneOf(context.fsGroupChangePolicy, FS_GROUP_CHANGE_POLICIES, `${at}.fsGroupChangePolicy`, errors);
     validateSeccompProfile(context.seccompProfile, `${at}.seccompProfile`, errors);
+    validateWindowsOptions(context.windowsOptions, `${at}.windowsOptions`, errors);
     validateAppArmorProfile(context.appArmorProfile, `${at}.appArmorProfile`, errors);
     oneOf(context.supplementalGroupsPolicy, SUPPLEMENTAL_GROUPS_POLICIES, `${at}.supplementalGroupsPolicy`, errors);
     oneOf(context.seLinuxChangePolicy, SELINUX_CHANGE_POLICIES, `${at}.seLinuxChangePolicy`, errors);
@@ -59,7 +61,7 @@ export function validatePodSecurityContext(spec: PodSpec, errors: string[]): voi
 
 /**
  * ValidateSecurityContext for one container: IDs, procMount (Unmasked only outside the host's user namespace),
- * seccomp and AppArmor profiles, and no privilege escalation switched off for what escalates anyway.
+ * seccomp profile, no privilege escalation switched off for what escalates anyway, Windows options, AppArmor profile.
  */
 export function validateContainerSecurityContext(context: SecurityContext | undefined, at: string, hostUsers: boolean, errors: string[]): void {
   if (context === undefined) return;
@@ -81,6 +83,7 @@ export function validateContainerSecurityContext(context: SecurityContext | unde
       }
     }
   }
+  validateWindowsOptions(context.windowsOptions, `${at}.windowsOptions`, errors);
   validateAppArmorProfile(context.appArmorProfile, `${at}.appArmorProfile`, errors);
 }
 

@@ -11,7 +11,8 @@ const RECURSIVE_READ_ONLY_MODES = ['Disabled', 'Enabled', 'IfPossible'];
 
 /**
  * ValidateVolumeMounts and ValidateVolumeDevices for one container: mounts name a volume, at a unique path that
- * no device uses; sub-paths stay inside the volume (and image volumes have none); mount propagation and
+ * no device uses; sub-paths stay inside the volume (image volumes included: ImageVolume, GA in 1.36, has
+ * taken them since 1.33); mount propagation and
  * recursive read-only modes; devices name a block volume (a PVC or ephemeral one: a static pod may have
  * neither, so any device is refused, here or at step 8). Where the API reports at the list, the item is named.
  */
@@ -34,21 +35,17 @@ export function validateVolumeMountsAndDevices(c: Container, volumes: ReadonlyMa
     if (mountPath !== '' && devicePaths.has(mountPath)) {
       errors.push(`${mountAt}.mountPath: Invalid value: ${JSON.stringify(mountPath)}: must not already exist as a path in volumeDevices`);
     }
-    validateSubPaths(mount, (volumes.get(name) as { image?: unknown } | undefined)?.image !== undefined, mountAt, errors);
+    validateSubPaths(mount, mountAt, errors);
     validateMountPropagation(mount, c.securityContext?.privileged === true, `${mountAt}.mountPropagation`, errors);
     validateRecursiveReadOnly(mount, `${mountAt}.recursiveReadOnly`, errors);
   });
   validateVolumeDevices(c, volumes, at, errors);
 }
 
-/** A sub-path stays inside its volume; an image volume is mounted whole; subPath and subPathExpr exclude each other. */
-function validateSubPaths(mount: VolumeMount, imageVolume: boolean, at: string, errors: string[]): void {
+/** A sub-path stays inside its volume; subPath and subPathExpr exclude each other. */
+function validateSubPaths(mount: VolumeMount, at: string, errors: string[]): void {
   const subPath = mount.subPath ?? '';
   const subPathExpr = mount.subPathExpr ?? '';
-  if (imageVolume) {
-    if (subPath !== '') errors.push(`${at}.subPath: Invalid value: ${JSON.stringify(subPath)}: not allowed in image volume sources`);
-    if (subPathExpr !== '') errors.push(`${at}.subPathExpr: Invalid value: ${JSON.stringify(subPathExpr)}: not allowed in image volume sources`);
-  }
   if (subPath !== '') validateLocalDescendingPath(subPath, `${at}.subPath`, errors);
   if (subPathExpr !== '') {
     if (subPath !== '') errors.push(`${at}.subPathExpr: Invalid value: ${JSON.stringify(subPathExpr)}: subPathExpr and subPath are mutually exclusive`);

@@ -75,7 +75,7 @@ describe(validateVolumeSource.name, () => {
     expect(run({ projected: { sources: [
       { downwardAPI: { items: [name] } },
       { downwardAPI: { items: [{ ...name, path: '/abs' }, name] } },
-      { downwardAPI: { items: [] }, serviceAccountToken: { path: 'token' } },
+      { downwardAPI: { items: [] }, serviceAccountToken: { path: 'token', expirationSeconds: 3600 } },
     ] } })).toEqual([
       'spec.volumes[0].projected.sources[1].downwardAPI.items[0].path: Invalid value: "/abs": must be a relative path',
       'spec.volumes[0].projected.sources[1].downwardAPI.items[1].path: Invalid value: "name": conflicting duplicate paths',
@@ -100,5 +100,58 @@ describe(validateVolumeSource.name, () => {
       'spec.volumes[0].gitRepo.directory: Invalid value: "../up": must not contain \'..\'',
     ]);
     expect(run({ gitRepo: { repository: 'https://example.com/r.git', directory: '.' } })).toEqual([]);
+  });
+
+  it('takes the first source in the API\'s order and refuses each further one at the API\'s name for it, unchecked', () => {
+    expect(run({ cephfs: { monitors: [] }, downwardAPI: { defaultMode: -1 }, emptyDir: {} })).toEqual([
+      'spec.volumes[0].cephFS: Forbidden: may not specify more than 1 volume type',
+      'spec.volumes[0].downwarAPI: Forbidden: may not specify more than 1 volume type',
+    ]);
+    expect(run({ gcePersistentDisk: { pdName: '' } })).toEqual(['spec.volumes[0].persistentDisk.pdName: Required value']);
+    expect(run({ cephfs: { monitors: [] } })).toEqual(['spec.volumes[0].cephfs.monitors: Required value']);
+  });
+
+  it('requires <volume name>:<target portal> under 64 characters for an iSCSI volume with an initiator name', () => {
+    const iscsi = { targetPortal: '10.0.0.1:3260', iqn: 'iqn.2001-04.com.example:disk', lun: 0, initiatorName: 'iqn.2001-04.com.example:node' };
+    expect(run({ iscsi })).toEqual([]);
+    const errors: string[] = [];
+    validateVolumeSource({ name: 'v'.repeat(51), iscsi }, 'spec.volumes[0]', errors);
+    expect(errors).toEqual([`spec.volumes[0].name: Invalid value: "${'v'.repeat(51)}": Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if iscsi.initiatorName is specified.`]);
+  });
+
+  it('checks secret, configMap and service account token projections', () => {
+    const at = 'spec.volumes[0].projected';
+    expect(run({ projected: { sources: [
+      { secret: { name: 'tls', items: [{ key: 'tls.crt', path: 'tls.crt' }] } },
+      { configMap: { name: 'ca', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+      { serviceAccountToken: { path: 'token', expirationSeconds: 600 } },
+    ] } })).toEqual([]);
+    expect(run({ projected: { sources: [
+      { secret: { items: [{ key: 'tls.crt', path: 'tls.crt' }] } },
+      { configMap: { name: 'ca', items: [{ key: 'ca.crt', path: 'tls.crt' }, { key: '', path: '/ca' }] } },
+      { serviceAccountToken: { path: '', expirationSeconds: 599 } },
+      { serviceAccountToken: { path: '../token', expirationSeconds: 2 ** 32 + 1 } },
+    ] } })).toEqual([
+      `${at}.sources[0].secret.name: Required value`,
+      `${at}.sources[1].configMap.items[0].path: Invalid value: "tls.crt": conflicting duplicate paths`,
+      `${at}.sources[1].configMap.items[1].key: Required value`,
+      `${at}.sources[1].configMap.items[1].path: Invalid value: "/ca": must be a relative path`,
+      `${at}.sources[2].serviceAccountToken.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes`,
+      // The API names the projected volume's path, not the token's.
+      `${at}.path: Required value`,
+      `${at}.sources[3].serviceAccountToken.expirationSeconds: Invalid value: 4294967297: may not specify a duration larger than 2^32 seconds`,
+      `${at}.path: Invalid value: "../token": must not contain '..'`,
+    ]);
+  });
+
+  it('counts the paths of ClusterTrustBundle and PodCertificate projections among the projected files', () => {
+    expect(run({ projected: { sources: [
+      { downwardAPI: { items: [{ path: 'ca.pem', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.name' } }] } },
+      { clusterTrustBundle: { signerName: 'example.com/ca', path: 'ca.pem' } },
+      { podCertificate: { signerName: 'example.com/s', keyType: 'ED25519', credentialBundlePath: 'ca.pem' } },
+    ] } } as Omit<Volume, 'name'>)).toEqual([
+      'spec.volumes[0].projected.sources[1].clusterTrustBundle.path: Invalid value: "ca.pem": conflicting duplicate paths',
+      'spec.volumes[0].projected.sources[2].podCertificate.credentialBundlePath: Invalid value: "ca.pem": conflicting duplicate paths',
+    ]);
   });
 });

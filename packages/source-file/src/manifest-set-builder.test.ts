@@ -1,12 +1,33 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PodConfigError } from '@podconfig/core';
-import { decodeFilePod } from '@podconfig/manifest';
-import { podManifestYaml } from '@podconfig/testing';
+import { decodeFilePod, OFF_THREAD_MIN_BYTES } from '@podconfig/manifest';
+import { podManifestYaml, tempDir } from '@podconfig/testing';
 import { ManifestSetBuilder, samePods, withPreviousPods } from './manifest-set-builder.js';
-import type { ScannedEntry } from './scan-manifest-path.js';
+import { scanManifestPath, type ScannedEntry } from './scan-manifest-path.js';
 
 const manifest = (file: string, content: string): ScannedEntry => ({ kind: 'manifest', file, data: Buffer.from(content) });
 const BROKEN = 'kind: Pod\nmetadata: {name: "x\n';
+
+/** A JSON pod of more than OFF_THREAD_MIN_BYTES: labels by the ten thousand, each validated and hashed. */
+function bigJsonPod(name: string, labelValue = (i: number): string => `v${i}`): string {
+  const labels = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`app.example/l${i}`, labelValue(i)]));
+  return JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, labels }, spec: { containers: [{ name: 'c', image: 'i:1' }] } });
+}
+
+/** A YAML pod of more than OFF_THREAD_MIN_BYTES: long env values. */
+function bigYamlPod(name: string): string {
+  const env = Array.from({ length: 200 }, (_, i) => `    - name: E${i}\n      value: ${'x'.repeat(2_000)}`);
+  return `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\nspec:\n  containers:\n  - name: c\n    image: i:1\n    env:\n${env.join('\n')}\n`;
+}
+
+/** The entries of a real scan of `dir` (every name a manifest). */
+async function scan(dir: string): Promise<AsyncIterable<ScannedEntry>> {
+  const result = await scanManifestPath(dir, { filter: () => undefined, maxEntries: 100 }, new AbortController().signal);
+  if (result.mode !== 'directory') throw new Error(`not a directory scan: ${result.mode}`);
+  return result.entries;
+}
 
 describe(ManifestSetBuilder.name, () => {
   describe('build()', () => {
@@ -94,6 +115,52 @@ describe(ManifestSetBuilder.name, () => {
       expect(set.pods.map((p) => p.key)).toEqual(['default/a-n1', 'default/b-n1', 'default/c-n1']);
       expect(set.invalid).toEqual([]);
       expect(set.skipped).toEqual([{ kind: 'skipped', file: '/m/.hidden', reason: 'dot-file' }]);
+    });
+
+    it('decodes large JSON and YAML manifests from disk (on the manifest worker thread) to the pods decodeFilePod gives', async () => {
+      const dir = await tempDir();
+      try {
+        const contents = { 'a.json': bigJsonPod('a'), 'b.yaml': bigYamlPod('b') };
+        for (const [name, content] of Object.entries(contents)) {
+          expect(Buffer.byteLength(content)).toBeGreaterThan(OFF_THREAD_MIN_BYTES);
+          await writeFile(join(dir.path, name), content);
+        }
+        const set = await new ManifestSetBuilder({ nodeName: 'n1', invalidManifest: 'keep' }).build(await scan(dir.path));
+        expect(set.invalid).toEqual([]);
+        expect(set.pods.map((p) => p.pod)).toStrictEqual(Object.entries(contents).map(([name, content]) =>
+          decodeFilePod(Buffer.from(content), { nodeName: 'n1', origin: { kind: 'file', path: join(dir.path, name) } })));
+      } finally {
+        await dir.cleanup();
+      }
+    });
+
+    it('reports a large invalid manifest with the error decodeFilePod gives for it', async () => {
+      const dir = await tempDir();
+      try {
+        const content = bigJsonPod('a', (i) => (i === 19_999 ? '-bad-' : `v${i}`));
+        const file = join(dir.path, 'a.json');
+        await writeFile(file, content);
+        const set = await new ManifestSetBuilder({ nodeName: 'n1', invalidManifest: 'keep' }).build(await scan(dir.path));
+        expect(set.invalid).toHaveLength(1);
+        const { error } = set.invalid[0]!;
+        expect(() => decodeFilePod(Buffer.from(content), { nodeName: 'n1', origin: { kind: 'file', path: file } })).toThrow(error.message);
+        expect(error.code).toBe('PODCONFIG_MANIFEST_INVALID');
+        expect(error.message).toContain('app.example/l19999');
+      } finally {
+        await dir.cleanup();
+      }
+    });
+
+    it('rejects with signal.reason when aborted while a large manifest decodes, and remembers nothing of it', async () => {
+      const builder = new ManifestSetBuilder({ nodeName: 'n1', invalidManifest: 'keep' });
+      const controller = new AbortController();
+      const reason = new Error('stopping');
+      const pending = builder.build([manifest('/m/a.json', bigJsonPod('a'))], { signal: controller.signal });
+      setImmediate(() => controller.abort(reason)); // once the decoding is under way
+      await expect(pending).rejects.toBe(reason);
+      const set = await builder.build([manifest('/m/a.json', bigJsonPod('a'))]);
+      expect(set.invalid).toEqual([]);
+      expect(set.pods.map((p) => p.key)).toEqual(['default/a-n1']);
     });
 
     it('returns the same Pod object for unchanged bytes', async () => {

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { PodConfigError, errorMessage, jsonEqual, podKey, type Pod } from '@podconfig/core';
-import { decodeFilePod, hasLaterYamlDocuments, parseManifestOffThread } from '@podconfig/manifest';
+import { decodeManifestOffThread, hasLaterYamlDocuments } from '@podconfig/manifest';
 import type { ScannedEntry } from './scan-manifest-path.js';
 
 /** A pod in the set and the file it came from. */
@@ -91,8 +91,8 @@ export class ManifestSetBuilder {
   }
 
   /**
-   * Decodes each entry before asking for the next one; a large YAML file is parsed on the manifest package's
-   * worker thread, off the event loop. Rejects with `signal.reason` if `signal` aborts meanwhile.
+   * Decodes each entry before asking for the next one; a large file (YAML or JSON) is decoded on the manifest
+   * package's worker thread, off the event loop. Rejects with `signal.reason` if `signal` aborts meanwhile.
    */
   async build(entries: AsyncIterable<ScannedEntry> | Iterable<ScannedEntry>, options: BuildOptions = {}): Promise<ManifestSet> {
     const { mode = 'directory', signal } = options;
@@ -146,13 +146,13 @@ export class ManifestSetBuilder {
     const digest = hash('sha256', data, 'hex');
     const cached = this.#decoded.get(file);
     if (cached?.digest === digest) return cached.result;
-    const input = await parseManifestOffThread(data, signal);
     let result: Decoded;
     try {
       // `file` is absolute (the source scans its absolute path): the UID hashes it (spec §1.3, D6).
-      const pod = decodeFilePod(input, { nodeName: this.#o.nodeName, origin: { kind: 'file', path: file } });
+      const pod = await decodeManifestOffThread(data, 'file', { nodeName: this.#o.nodeName, origin: { kind: 'file', path: file } }, signal);
       result = { pod, laterDocuments: hasLaterYamlDocuments(data) };
     } catch (err: unknown) {
+      signal?.throwIfAborted(); // the build's abort, not the file's fault: nothing to remember
       result = {
         error: PodConfigError.is(err) ? err : new PodConfigError('PODCONFIG_MANIFEST_INVALID', errorMessage(err), { cause: err }),
       };

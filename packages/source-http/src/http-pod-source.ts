@@ -31,7 +31,7 @@ import {
   type SourceStatus,
   type StatusReporter,
 } from '@podconfig/core';
-import { MAX_MANIFEST_BYTES, decodeHttpPods, hasLaterYamlDocuments, parseManifestOffThread, type ParsedManifest } from '@podconfig/manifest';
+import { MAX_MANIFEST_BYTES, decodeManifestOffThread, hasLaterYamlDocuments } from '@podconfig/manifest';
 import type { Logger } from 'pino';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { HttpStatusError } from './http-status-error.js';
@@ -423,13 +423,12 @@ export class HttpPodSource implements PodSource, StatusReporter {
     }
     // The body rejected last time, byte for byte: the same error, without decoding it again.
     if (this.#rejected?.key === key) throw this.#rejected.error;
-    // A large YAML body is parsed on the manifest package's worker thread, off the event loop.
-    const input = await parseManifestOffThread(res.body, signal);
-    let decoded: ReturnType<typeof decodeHttpPods>;
+    // A large body (YAML or JSON) is decoded on the manifest package's worker thread, off the event loop.
+    let decoded: Pod[];
     try {
-      decoded = this.#decode(input);
+      decoded = await this.#decode(res.body, signal);
     } catch (err: unknown) {
-      this.#rejected = { key, error: err };
+      if (!signal.aborted) this.#rejected = { key, error: err };
       throw err;
     }
     // Duplicates are settled here, in PodList order (D14: the first wins), in the merger's two stages: by
@@ -450,12 +449,12 @@ export class HttpPodSource implements PodSource, StatusReporter {
     return this.#apply(pods, key, res.etag, res.lastModified, 'body');
   }
 
-  #decode(body: Uint8Array | ParsedManifest): ReturnType<typeof decodeHttpPods> {
+  async #decode(body: Uint8Array, signal: AbortSignal): Promise<Pod[]> {
     try {
-      return decodeHttpPods(body, { nodeName: this.#nodeName, origin: { kind: 'url', url: this.#identity } });
+      return await decodeManifestOffThread(body, 'http', { nodeName: this.#nodeName, origin: { kind: 'url', url: this.#identity } }, signal);
     } catch (err: unknown) {
-      // A ManifestInvalidError names the URL through safeUrl() and never quotes values: pass it on.
-      if (PodConfigError.is(err)) throw err;
+      // A ManifestInvalidError names the URL through safeUrl() and never quotes values: pass it on, as the abort.
+      if (PodConfigError.is(err) || signal.aborted) throw err;
       throw new PodConfigError('PODCONFIG_MANIFEST_INVALID', `${this.#safeUrl}: could not decode the body: ${errorMessage(err)}`);
     }
   }
