@@ -1118,6 +1118,115 @@ describe(HttpPodSource.name, () => {
         expect(clock.sleeps).toEqual([20_000, 20_000]);
         expect(source.status().lastError?.code).toBe('PODCONFIG_SOURCE_UNAVAILABLE');
       });
+
+      describe('while a poll is in flight (a server that accepts the request and holds its answer)', () => {
+        // periodMs 5: the grace deadline (10 ms on the clock) falls well inside the poll's 10 s timeout. The clock
+        // is the InstantClock: the test moves it while the server holds the request, as time passes for real.
+        const PERIOD_MS = 5;
+
+        /** A server whose first request gets no answer until the test gives one; `held` resolves when it is in. */
+        async function holdingServer(): Promise<{ served: Served; held: Promise<{ req: IncomingMessage; res: ServerResponse }> }> {
+          let hold: (value: { req: IncomingMessage; res: ServerResponse }) => void = () => undefined;
+          const held = new Promise<{ req: IncomingMessage; res: ServerResponse }>((resolve) => {
+            hold = resolve;
+          });
+          return { served: await serve([(req, res) => hold({ req, res })]), held };
+        }
+
+        it('yields the grace SET at 2 × periodMs, not after the poll, then the answer that poll gets as a definitive SET', async () => {
+          const { served, held } = await holdingServer();
+          const { source, clock } = makeSource(`${served.origin}/pods`, { periodMs: PERIOD_MS });
+          const controller = new AbortController();
+          const updates = source.updates(controller.signal);
+          try {
+            const grace = updates.next();
+            const { req, res } = await held;
+            clock.advance(2 * PERIOD_MS);
+            expect(names((await grace).value as PodSetUpdate)).toEqual([]);
+            // The order of events: the grace SET came while the server still held the request, before any
+            // poll ended (no sleep, no error), at the deadline on the clock.
+            expect(res.headersSent).toBe(false);
+            expect(clock.sleeps).toEqual([]);
+            expect(clock.monotonic()).toBe(2 * PERIOD_MS);
+            expect(source.status()).toMatchObject({ seen: true, provisional: true, pods: 0, counters: { polls_success: 0, polls_error: 0 } });
+            expect(source.status().lastError).toBeUndefined();
+
+            const answer = updates.next();
+            ok(A)(req, res);
+            expect(names((await answer).value as PodSetUpdate)).toEqual(['a-node-a']);
+            expect(source.status()).toMatchObject({ seen: true, provisional: false, healthy: true, pods: 1, counters: { polls_success: 1 } });
+            expect(served.requests).toHaveLength(1);
+          } finally {
+            controller.abort();
+            await updates.return(undefined);
+          }
+        });
+
+        it('settles with a 404 after the grace SET: an empty SET again, no longer provisional', async () => {
+          const { served, held } = await holdingServer();
+          const { source, clock } = makeSource(`${served.origin}/pods`, { periodMs: PERIOD_MS });
+          const controller = new AbortController();
+          const updates = source.updates(controller.signal);
+          try {
+            const grace = updates.next();
+            const { req, res } = await held;
+            clock.advance(2 * PERIOD_MS);
+            expect(names((await grace).value as PodSetUpdate)).toEqual([]);
+            expect(source.status().provisional).toBe(true);
+            const answer = updates.next();
+            reply(404)(req, res);
+            expect(names((await answer).value as PodSetUpdate)).toEqual([]);
+            expect(source.status()).toMatchObject({ provisional: false, healthy: true });
+          } finally {
+            controller.abort();
+            await updates.return(undefined);
+          }
+        });
+
+        it('ends the run on abort while the held poll goes on after the grace SET, and closes the connection', async () => {
+          const { served, held } = await holdingServer();
+          const { source, clock, logs } = makeSource(`${served.origin}/pods`, { periodMs: PERIOD_MS });
+          const controller = new AbortController();
+          const updates = source.updates(controller.signal);
+          const grace = updates.next();
+          const { req, res } = await held;
+          const closed = new Promise<void>((resolve) => req.socket.once('close', () => resolve()));
+          clock.advance(2 * PERIOD_MS);
+          expect(names((await grace).value as PodSetUpdate)).toEqual([]);
+          const next = updates.next(); // the generator now awaits the held poll
+          controller.abort();
+          await expect(next).resolves.toEqual({ done: true, value: undefined });
+          await closed;
+          expect(res.headersSent).toBe(false);
+          expect(source.status().counters).toEqual({ polls_success: 0, polls_not_modified: 0, polls_error: 0 });
+          expect(logs.entries().filter((e) => e.msg === 'manifest poll failed')).toEqual([]);
+        });
+
+        it('ends the run on abort before the grace deadline, without a grace SET, and closes the connection', async () => {
+          const { served, held } = await holdingServer();
+          const { source } = makeSource(`${served.origin}/pods`, { periodMs: PERIOD_MS });
+          const controller = new AbortController();
+          const next = source.updates(controller.signal).next();
+          const { req } = await held;
+          const closed = new Promise<void>((resolve) => req.socket.once('close', () => resolve()));
+          controller.abort(); // the clock never reached the deadline: the wait for it ends with the poll
+          await expect(next).resolves.toEqual({ done: true, value: undefined });
+          await closed;
+          expect(source.status()).toMatchObject({ seen: false, provisional: false });
+        });
+
+        it('ends the held poll and closes the connection when the consumer stops at the grace SET without aborting', async () => {
+          const { served, held } = await holdingServer();
+          const { source, clock } = makeSource(`${served.origin}/pods`, { periodMs: PERIOD_MS });
+          const taken = first(source, 1);
+          const { req } = await held;
+          const closed = new Promise<void>((resolve) => req.socket.once('close', () => resolve()));
+          clock.advance(2 * PERIOD_MS);
+          expect((await taken).map(names)).toEqual([[]]);
+          await closed; // the run's own signal ended the poll: nothing of it goes on after take() returned
+          expect(source.status()).toMatchObject({ provisional: true, counters: { polls_success: 0, polls_error: 0 } });
+        });
+      });
     });
 
     describe("readiness 'first-success'", () => {
