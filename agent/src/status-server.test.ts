@@ -6,52 +6,14 @@ import { pino } from 'pino';
 import { Registry, Counter, Gauge } from 'prom-client';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ANNOTATIONS, type ActualPod, type Clock, type KillPodRequest, type PodLister, type PodUpdate, type SyncHandler } from '@podconfig/core';
+import { ANNOTATIONS, type ActualPod, type KillPodRequest, type PodLister, type PodUpdate, type SyncHandler } from '@podconfig/core';
 import type { PodMerger } from '@podconfig/merge';
 import { Reconciler, type HandlerCallEvent } from '@podconfig/reconcile';
-import { makePod } from '@podconfig/testing';
+import { ManualClock, makePod } from '@podconfig/testing';
 import { Agent } from './agent.js';
 import { AgentMetrics } from './metrics.js';
 import { resolveConfig } from './settings.js';
 import { MAX_LARGE_RESPONSES, StatusServer, type StatusProvider, type StatusServerOptions } from './status-server.js';
-
-/** Sleeps end only when the test moves time forward (or their signal aborts): the reconciler's retries wait for it. */
-class ManualClock implements Clock {
-  #now = Date.UTC(2026, 0, 1);
-  #monotonic = 0;
-  readonly #sleeps = new Set<{ readonly at: number; readonly wake: () => void }>();
-
-  now(): number {
-    return this.#now;
-  }
-
-  monotonic(): number {
-    return this.#monotonic;
-  }
-
-  sleep(ms: number, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const sleep = {
-        at: this.#monotonic + ms,
-        wake: (): void => {
-          this.#sleeps.delete(sleep);
-          signal.removeEventListener('abort', sleep.wake);
-          resolve();
-        },
-      };
-      signal.addEventListener('abort', sleep.wake, { once: true });
-      this.#sleeps.add(sleep);
-    });
-  }
-
-  /** Moves both readings forward by `ms`, waking every sleep due by then. */
-  advance(ms: number): void {
-    this.#now += ms;
-    this.#monotonic += ms;
-    for (const sleep of [...this.#sleeps]) if (sleep.at <= this.#monotonic) sleep.wake();
-  }
-}
 
 /** The merger's output, fed by the test: `push()` resolves once the reconciler has applied the update. */
 class Feed implements AsyncIterable<PodUpdate> {

@@ -1,4 +1,5 @@
 export { InstantClock } from './instant-clock.js';
+export { ManualClock } from './manual-clock.js';
 export { take, takeUntil } from './take.js';
 export { makePod, podManifestYaml } from './pods.js';
 export type { MakePodOptions } from './pods.js';
