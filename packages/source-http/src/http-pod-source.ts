@@ -16,6 +16,7 @@ import {
   errorMessage,
   exponentialBackoff,
   isLoopbackIp,
+  linked,
   podKey,
   podRef,
   podUid,
@@ -38,6 +39,7 @@ import { HttpStatusError } from './http-status-error.js';
 import { retryAfterMs } from './retry-after.js';
 import { fetchManifest, stripCredentials, type ManifestResponse } from './fetch-manifest.js';
 import { checkHeader, headerWireValue } from './parse-manifest-url-headers.js';
+import { whenClockReaches } from './when-clock-reaches.js';
 
 /**
  * When the http source yields its first SET (decision D9):
@@ -248,7 +250,8 @@ export class HttpPodSource implements PodSource, StatusReporter {
   /**
    * Polls until `signal` aborts: at once, then `periodMs` after each completed poll, or after a
    * backoff delay following a failure. Yields a SET when the served set changes (and per
-   * `readiness` for the first one). Returns on abort; never throws for a failed poll.
+   * `readiness` for the first one; D9's grace SET at its deadline, even while a poll is in flight).
+   * Returns on abort; never throws for a failed poll.
    */
   async *updates(signal: AbortSignal): AsyncGenerator<PodSetUpdate, void, undefined> {
     // undici's Agent leaves a pending connect open when destroyed (until its connect timeout): tracked to end it too.
@@ -267,6 +270,9 @@ export class HttpPodSource implements PodSource, StatusReporter {
     // the previous run, and the first poll of a run is unconditional.
     let yielded = false;
     let polls = 0;
+    // Ends the poll in flight when the run ends, also when the consumer stops at the grace SET without aborting.
+    const run = linked(signal);
+    let inFlight: Promise<PollOutcome> | undefined;
     this.#log.info({ periodMs: this.#periodMs, readiness: this.#readiness }, 'polling manifest URL');
     try {
       while (!signal.aborted) {
@@ -274,8 +280,16 @@ export class HttpPodSource implements PodSource, StatusReporter {
         let outcome: PollOutcome | undefined;
         const conditional = polls % UNCONDITIONAL_POLL_EVERY !== 0;
         polls++;
+        const poll = this.#poll(dispatcher, conditional, run.signal);
+        inFlight = poll;
+        if (!yielded && graceAt !== undefined && (await this.#graceFirst(poll, graceAt, signal)) && !signal.aborted) {
+          // D9's deadline passed while the poll is still in flight (a server that holds the request): the grace
+          // SET goes out on time; the poll goes on, and its answer is applied below as usual.
+          yielded = this.#seen = true;
+          yield podSetUpdate(this.name, this.#grace());
+        }
         try {
-          outcome = await this.#poll(dispatcher, conditional, signal);
+          outcome = await poll;
           backoff.reset();
           this.#succeeded(outcome.notModified);
         } catch (err: unknown) {
@@ -299,9 +313,29 @@ export class HttpPodSource implements PodSource, StatusReporter {
         await this.#clock.sleep(wait, signal);
       }
     } finally {
-      // Nothing is in flight but a request abandoned on abort (its connect still pending): destroyed, not awaited.
+      // A poll may still be in flight (on abort, or when the consumer stopped at a grace SET): aborted, its
+      // sockets destroyed, a connect still pending too, then awaited, so nothing of this run goes on after it.
+      run.abort();
+      run.dispose();
       connecting.destroy(new Error('the manifest source stopped'));
       await Promise.all([...owned.values()].map((d) => d.destroy()));
+      await inFlight?.catch(() => undefined);
+    }
+  }
+
+  /**
+   * Awaits `poll` or D9's grace deadline, whichever comes first; `true` when the deadline came with the poll
+   * still in flight, `false` when the poll settled first or `signal` aborted. The deadline is the clock's (see
+   * {@link whenClockReaches}: not `clock.sleep()`, which a virtual clock ends at once); its timer ends with this call.
+   */
+  async #graceFirst(poll: Promise<PollOutcome>, graceAt: number, signal: AbortSignal): Promise<boolean> {
+    const wait = linked(signal);
+    try {
+      const settled = poll.then(() => false, () => false);
+      return await Promise.race([settled, whenClockReaches(this.#clock, graceAt, wait.signal)]);
+    } finally {
+      wait.abort();
+      wait.dispose();
     }
   }
 
