@@ -46,8 +46,8 @@ describe(validateAffinity.name, () => {
       `${required}[0].matchExpressions[1].values: Forbidden: may not be specified when \`operator\` is 'Exists' or 'DoesNotExist'`,
       `${required}[0].matchExpressions[2].values: Required value: must be specified single value when \`operator\` is 'Lt' or 'Gt'`,
       `${required}[0].matchExpressions[3].operator: Invalid value: "Equals": not a valid selector operator`,
-      `${required}[0].matchExpressions[4].key: Invalid value: "bad key": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
-      `${required}[0].matchExpressions[4].values[0]: Invalid value: "not valid!": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+      `${required}[0].matchExpressions[4].key: Invalid value: "bad key": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+      `${required}[0].matchExpressions[4].values[0]: Invalid value: "not valid!": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
     ]);
   });
 
@@ -59,7 +59,7 @@ describe(validateAffinity.name, () => {
       `${required}[0].matchFields[0].values: Required value: must be only one value when \`operator\` is 'In' or 'NotIn' for node field selector`,
       `${required}[0].matchFields[1].operator: Invalid value: "Exists": not a valid selector operator`,
       `${required}[0].matchFields[1].key: Invalid value: "metadata.labels": not a valid field selector key`,
-      `${required}[0].matchFields[2].values[0]: Invalid value: "Node_A": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+      `${required}[0].matchFields[2].values[0]: Invalid value: "Node_A": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
     ]);
   });
 
@@ -77,12 +77,16 @@ describe(validateAffinity.name, () => {
 
   it('requires a pod affinity topologyKey that is a qualified name, and namespaces that are DNS labels', () => {
     expect(run({ podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [
-      { topologyKey: '', namespaces: ['kube.system'] }, { topologyKey: 'a/b/c' },
+      { topologyKey: '', namespaces: ['kube.system', 'Kube'] }, { topologyKey: 'a/b/c' },
     ] } })).toEqual([
-      `${podTerm}.namespace: Invalid value: "kube.system": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character`,
+      // A valid subdomain that is no label has dots: IsDNS1123Label says so instead of quoting its pattern.
+      `${podTerm}.namespace: Invalid value: "kube.system": must not contain dots`,
+      `${podTerm}.namespace: Invalid value: "Kube": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
       `${podTerm}.topologyKey: Required value: can not be empty`,
+      // content.IsLabelKey checks an empty name part against the pattern too.
       `${podTerm}.topologyKey: Invalid value: "": name part must be non-empty`,
-      expect.stringMatching(/^spec\.affinity\.podAffinity\.requiredDuringSchedulingIgnoredDuringExecution\[1\]\.topologyKey: Invalid value: "a\/b\/c": a qualified name must consist/),
+      `${podTerm}.topologyKey: Invalid value: "": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+      `spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[1].topologyKey: Invalid value: "a/b/c": a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
     ]);
   });
 
@@ -92,7 +96,7 @@ describe(validateAffinity.name, () => {
       labelSelector: { matchLabels: { app: 'bad value!' }, matchExpressions: [{ key: 'tier', operator: 'In' }, { key: 'tier', operator: 'Gt', values: ['1'] }] },
       namespaceSelector: { matchExpressions: [{ key: 'team', operator: 'Exists', values: ['a'] }] },
     }] } })).toEqual([
-      `${podTerm}.labelSelector.matchLabels["app"]: Invalid value: "bad value!": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+      `${podTerm}.labelSelector.matchLabels["app"]: Invalid value: "bad value!": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
       `${podTerm}.labelSelector.matchExpressions[0].values: Required value: must be specified when \`operator\` is 'In' or 'NotIn'`,
       `${podTerm}.labelSelector.matchExpressions[1].operator: Invalid value: "Gt": not a valid selector operator`,
       `${podTerm}.namespaceSelector.matchExpressions[0].values: Forbidden: may not be specified when \`operator\` is 'Exists' or 'DoesNotExist'`,
@@ -105,6 +109,7 @@ describe(validateAffinity.name, () => {
       `${preferred}.weight: Invalid value: 200: must be in the range 1-100`,
       `${preferred}.podAffinityTerm.topologyKey: Required value: can not be empty`,
       `${preferred}.podAffinityTerm.topologyKey: Invalid value: "": name part must be non-empty`,
+      `${preferred}.podAffinityTerm.topologyKey: Invalid value: "": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
     ]);
   });
 

@@ -93,7 +93,7 @@ describe('cloud disks', () => {
     expect(check(validateStorageOs, { volumeName: 'redis', volumeNamespace: 'default' })).toEqual([]);
     expect(check(validateStorageOs, { volumeNamespace: 'Prod', secretRef: {} })).toEqual([
       'spec.volumes[0].x.volumeName: Required value',
-      'spec.volumes[0].x.volumeNamespace: Invalid value: "Prod": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', and must start and end with an alphanumeric character',
+      'spec.volumes[0].x.volumeNamespace: Invalid value: "Prod": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', and must start and end with an alphanumeric character (e.g. \'my-name\',  or \'123-abc\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?\')',
       'spec.volumes[0].x.secretRef.name: Required value',
     ]);
   });

@@ -10,9 +10,9 @@ const run = (spec: Partial<PodSpec>): string[] => {
 const at = 'spec.dnsConfig';
 
 describe(validatePodDnsConfig.name, () => {
-  it('accepts a well-formed dnsConfig: IPv4 (leading zeros too) and IPv6 nameservers, searches with _ and a final dot', () => {
+  it('accepts a well-formed dnsConfig: IPv4 and IPv6 nameservers, searches with _ and a final dot', () => {
     expect(run({ dnsPolicy: 'None', dnsConfig: {
-      nameservers: ['10.0.0.10', '2001:db8::1', '010.000.000.001'], searches: ['_tcp.example.com.', 'svc.cluster.local', '.'],
+      nameservers: ['10.0.0.10', '2001:db8::1', '0.0.0.0'], searches: ['_tcp.example.com.', 'svc.cluster.local', '.'],
       options: [{ name: 'ndots', value: '2' }],
     } })).toEqual([]);
   });
@@ -36,6 +36,16 @@ describe(validatePodDnsConfig.name, () => {
     }
   });
 
+  it('refuses IPv4 octets with leading zeros and IPv4-mapped IPv6 nameservers (StrictIPCIDRValidation, on in 1.36)', () => {
+    expect(run({ dnsConfig: { nameservers: ['010.000.000.001', '::ffff:10.0.0.1', '0:0:0:0:0:FFFF:0A00:0001'] } })).toEqual([
+      `${at}.nameservers[0]: Invalid value: "010.000.000.001": must not have leading 0s`,
+      `${at}.nameservers[1]: Invalid value: "::ffff:10.0.0.1": must not be an IPv4-mapped IPv6 address`,
+      `${at}.nameservers[2]: Invalid value: "0:0:0:0:0:FFFF:0A00:0001": must not be an IPv4-mapped IPv6 address`,
+    ]);
+    // Not mapped: IPv4-compatible and other IPv6 addresses that end in a dotted quad.
+    expect(run({ dnsConfig: { nameservers: ['::10.0.0.1', '64:ff9b::10.0.0.1', '::ffff:0:10.0.0.1'] } })).toEqual([]);
+  });
+
   it('allows at most 32 search domains of 2048 characters in all, each a domain', () => {
     expect(run({ dnsConfig: { searches: Array.from({ length: 33 }, (_, i) => `d${i}.example.com`) } })).toEqual([
       `${at}.searches: Invalid value: must not have more than 32 search paths`,
@@ -44,8 +54,8 @@ describe(validatePodDnsConfig.name, () => {
       `${at}.searches: Invalid value: must not have more than 2048 characters (including spaces) in the search list`,
     ]);
     expect(run({ dnsConfig: { searches: ['Example.com.', 'a..b'] } })).toEqual([
-      `${at}.searches[0]: Invalid value: "Example.com": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character`,
-      `${at}.searches[1]: Invalid value: "a..b": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character`,
+      `${at}.searches[0]: Invalid value: "Example.com": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?(\\._?[a-z0-9]([-_a-z0-9]*[a-z0-9])?)*')`,
+      `${at}.searches[1]: Invalid value: "a..b": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?(\\._?[a-z0-9]([-_a-z0-9]*[a-z0-9])?)*')`,
     ]);
   });
 

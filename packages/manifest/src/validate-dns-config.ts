@@ -7,9 +7,9 @@ const MAX_SEARCH_PATHS = 32;
 const MAX_SEARCH_LIST_CHARS = 2048;
 
 /**
- * validatePodDNSConfig: dnsPolicy None needs a dnsConfig with a nameserver; at most 3 nameservers, each an IP;
- * at most 32 search domains of at most 2048 characters in all, each a domain that may hold '_' and end in '.'
- * (RelaxedDNSSearchValidation, GA in 1.34); options with names.
+ * validatePodDNSConfig: dnsPolicy None needs a dnsConfig with a nameserver; at most 3 nameservers, each an IP
+ * (strictly read in 1.36: see ipAddressProblems); at most 32 search domains of at most 2048 characters in all, each a
+ * domain that may hold '_' and end in '.' (RelaxedDNSSearchValidation, GA in 1.34); options with names.
  */
 export function validatePodDnsConfig(spec: PodSpec, errors: string[]): void {
   const at = 'spec.dnsConfig';

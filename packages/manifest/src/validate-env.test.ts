@@ -58,7 +58,7 @@ describe(validateEnv.name, () => {
       `${from}.fieldRef.fieldPath: Unsupported value: "status.phase": supported values: "metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs"`,
     ]);
     expect(env(fieldRef('metadata.labels[\'bad key\']'))).toEqual([
-      `${from}.fieldRef: Invalid value: "bad key": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+      `${from}.fieldRef: Invalid value: "bad key": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
     ]);
   });
 
@@ -83,9 +83,9 @@ describe(validateEnv.name, () => {
 
   it('checks ConfigMap and Secret key references: an object name and a key', () => {
     expect(env({ name: 'X', valueFrom: { configMapKeyRef: { name: 'Cfg', key: '' } } }, { name: 'Y', valueFrom: { secretKeyRef: { name: 'sec', key: '../k' } } })).toEqual([
-      `${from}.configMapKeyRef.name: Invalid value: "Cfg": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+      `${from}.configMapKeyRef.name: Invalid value: "Cfg": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
       `${from}.configMapKeyRef.key: Required value`,
-      'spec.containers[0].env[1].valueFrom.secretKeyRef.key: Invalid value: "../k": a valid config key must consist of alphanumeric characters, \'-\', \'_\' or \'.\'',
+      'spec.containers[0].env[1].valueFrom.secretKeyRef.key: Invalid value: "../k": a valid config key must consist of alphanumeric characters, \'-\', \'_\' or \'.\' (e.g. \'key.name\',  or \'KEY_NAME\',  or \'key-name\', regex used for validation is \'[-._a-zA-Z0-9]+\')',
       'spec.containers[0].env[1].valueFrom.secretKeyRef.key: Invalid value: "../k": must not start with \'..\'',
     ]);
   });
@@ -106,7 +106,7 @@ describe('fileKeyRef', () => {
   it('checks the key as an env name, the volume name as a DNS-1123 label, and the path for backsteps', () => {
     expect(env(fileRef({ volumeName: 'Config', path: '../app.env', key: 'A=B' }))).toEqual([
       `${at}.key: Invalid value: "A=B": a valid environment variable name must consist only of printable ASCII characters other than '='`,
-      `${at}.volumeName: Invalid value: "Config": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character`,
+      `${at}.volumeName: Invalid value: "Config": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
       `${at}.path: Invalid value: "../app.env": must not contain '..'`,
     ]);
   });
@@ -151,7 +151,7 @@ describe(validateEnvFrom.name, () => {
     expect(envFrom({ prefix: 'A=', configMapRef: {} }, { secretRef: { name: 'Bad_Name' } })).toEqual([
       'spec.containers[0].envFrom[0].prefix: Invalid value: "A=": a valid environment variable name must consist only of printable ASCII characters other than \'=\'',
       'spec.containers[0].envFrom[0].configMapRef.name: Required value',
-      'spec.containers[0].envFrom[1].secretRef.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character',
+      'spec.containers[0].envFrom[1].secretRef.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')',
     ]);
   });
 });

@@ -26,7 +26,7 @@ describe(validateHostnameOverride.name, () => {
   it('refuses one over 64 bytes, and one that is no DNS-1123 subdomain', () => {
     expect(run('a'.repeat(65))).toEqual(['spec.hostnameOverride: Too long: may not be more than 64 bytes']);
     expect(run('Web_1')).toEqual([
-      'spec.hostnameOverride: Invalid value: "Web_1": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character',
+      'spec.hostnameOverride: Invalid value: "Web_1": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')',
     ]);
   });
 });

@@ -56,7 +56,7 @@ describe('persistentVolumeClaim and csi volumes', () => {
     const long = `${'d'.repeat(61)}.io`;
     expect(check(validateCsiVolume, { driver: long, nodePublishSecretRef: { name: 'Creds' } }, 'spec.volumes[0].csi')).toEqual([
       'spec.volumes[0].csi.driver: Too long: may not be more than 63 bytes',
-      'spec.volumes[0].csi.name: Invalid value: "Creds": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character',
+      'spec.volumes[0].csi.name: Invalid value: "Creds": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')',
     ]);
   });
 });
@@ -72,7 +72,7 @@ describe(validateEphemeralVolume.name, () => {
     expect(ephemeral({})).toEqual(['spec.volumes[0].ephemeral.volumeClaimTemplate: Required value']);
     const at = 'spec.volumes[0].ephemeral.volumeClaimTemplate.metadata';
     expect(ephemeral(claim({ accessModes: ['ReadWriteOnce'], resources: storage }, { name: 'x', uid: 'u', labels: { 'a/b/c': 'v' }, finalizers: [] }))).toEqual([
-      `${at}.labels: Invalid value: "a/b/c": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character, with an optional DNS subdomain prefix and '/'`,
+      `${at}.labels: Invalid value: "a/b/c": a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
       `${at}.name: Forbidden: cannot be set`,
       `${at}.uID: Forbidden: cannot be set`,
       `${at}.finalizers: Forbidden: cannot be set`,
@@ -87,9 +87,9 @@ describe(validateEphemeralVolume.name, () => {
       `${at}.accessModes: Unsupported value: "WriteOnly": supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"`,
       `${at}.accessModes: Forbidden: may not use ReadWriteOncePod with other access modes`,
       `${at}.resources[storage]: Invalid value: "0": must be greater than zero`,
-      `${at}.storageClassName: Invalid value: "Fast": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+      `${at}.storageClassName: Invalid value: "Fast": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
       `${at}.volumeMode: Unsupported value: "Raw": supported values: "Block", "Filesystem"`,
-      `${at}.volumeAttributesClassName: Invalid value: "gold_1": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+      `${at}.volumeAttributesClassName: Invalid value: "gold_1": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
     ]);
   });
 
@@ -99,7 +99,7 @@ describe(validateEphemeralVolume.name, () => {
       dataSourceRef: { apiGroup: 'Snapshot.Storage', kind: 'VolumeSnapshot', name: 'snap' } }))).toEqual([
       `${at}.dataSource.name: Required value`,
       `${at}.dataSource: Invalid value: "VolumeSnapshot": must be 'PersistentVolumeClaim' when referencing the default apiGroup`,
-      `${at}.dataSourceRef.apiGroup: Invalid value: "Snapshot.Storage": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+      `${at}.dataSourceRef.apiGroup: Invalid value: "Snapshot.Storage": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
       // The API's value is the path `dataSource`, which encoding/json writes as {}.
       `${at}: Invalid value: {}: must match dataSourceRef`,
     ]);

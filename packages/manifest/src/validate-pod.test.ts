@@ -6,6 +6,12 @@ const container = (name = 'main', extra: Partial<Container> = {}): Container => 
   name, image: 'registry.k8s.io/pause:3.10', imagePullPolicy: 'IfNotPresent', terminationMessagePolicy: 'File', ...extra,
 });
 
+/** apimachinery 0.36's messages for a DNS-1123 label and subdomain and a label key's name part and value. */
+const LABEL = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const SUBDOMAIN = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const KEY = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const VALUE = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+
 function pod(spec: Partial<PodSpec> = {}, metadata: Pod['metadata'] = {}): Pod {
   return {
     apiVersion: 'v1', kind: 'Pod',
@@ -33,20 +39,29 @@ describe(validatePod.name, () => {
       }
     });
 
-    it('requires a DNS-1123 label namespace', () => {
-      expect(validatePod(pod({}, { namespace: 'kube.system' }))).toEqual([expect.stringMatching(/^metadata\.namespace: Invalid value: "kube\.system"/)]);
-      expect(validatePod(pod({}, { namespace: 'n'.repeat(64) }))).toEqual([expect.stringMatching(/must be no more than 63 characters$/)]);
+    it('requires a DNS-1123 label namespace, with apimachinery\'s messages (characters, examples and pattern; dots named)', () => {
+      expect(validatePod(pod({}, { namespace: 'kube.system' }))).toEqual(['metadata.namespace: Invalid value: "kube.system": must not contain dots']);
+      expect(validatePod(pod({}, { namespace: 'Kube' }))).toEqual([
+        `metadata.namespace: Invalid value: "Kube": ${LABEL}`,
+      ]);
+      expect(validatePod(pod({}, { namespace: 'n'.repeat(64) }))).toEqual([`metadata.namespace: Invalid value: "${'n'.repeat(64)}": must be no more than 63 characters`]);
     });
 
-    it('checks label keys and values', () => {
+    it('checks label keys and values with apimachinery\'s messages (content: lengths in bytes)', () => {
       expect(validatePod(pod({}, { labels: { 'app.kubernetes.io/name': 'web', tier: '' } }))).toEqual([]);
-      const errors = validatePod(pod({}, { labels: { '-bad': 'ok', good: 'not ok!', 'a/b/c': 'x', 'Example.com/x': 'y' } }));
+      const errors = validatePod(pod({}, { labels: { '-bad': 'ok', good: 'not ok!', 'a/b/c': 'x', 'Example.com/x': 'y', '/x': 'é'.repeat(32) } }));
       expect(errors).toEqual([
-        expect.stringMatching(/^metadata\.labels\["-bad"\]: Invalid value: "-bad": name part must consist/),
-        expect.stringMatching(/^metadata\.labels\["good"\]: Invalid value: "not ok!": a valid label must be/),
-        expect.stringMatching(/^metadata\.labels\["a\/b\/c"\]: Invalid value: "a\/b\/c": a qualified name/),
-        expect.stringMatching(/^metadata\.labels\["Example\.com\/x"\]: Invalid value: "Example\.com\/x": prefix part a lowercase RFC 1123 subdomain/),
+        `metadata.labels["-bad"]: Invalid value: "-bad": name part ${KEY}`,
+        `metadata.labels["good"]: Invalid value: "not ok!": ${VALUE}`,
+        `metadata.labels["a/b/c"]: Invalid value: "a/b/c": a valid label key ${KEY} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+        `metadata.labels["Example.com/x"]: Invalid value: "Example.com/x": prefix part ${SUBDOMAIN}`,
+        'metadata.labels["/x"]: Invalid value: "/x": prefix part must be non-empty',
+        // 32 × "é" is 64 bytes.
+        `metadata.labels["/x"]: Invalid value: "${'é'.repeat(32)}": must be no more than 63 bytes`,
+        `metadata.labels["/x"]: Invalid value: "${'é'.repeat(32)}": ${VALUE}`,
       ]);
+      const prefix = `${'p'.repeat(250)}.com`;
+      expect(validatePod(pod({}, { labels: { [`${prefix}/x`]: 'v' } }))).toEqual([`metadata.labels["${prefix}/x"]: Invalid value: "${prefix}/x": prefix part must be no more than 253 bytes`]);
     });
 
     it('requires a pod deletion cost annotation to be a 32-bit integer without + or leading zeros, never showing it', () => {
@@ -61,9 +76,9 @@ describe(validatePod.name, () => {
       const [ok, long] = ['k'.repeat(63), 'k'.repeat(64)];
       expect(validatePod(pod({}, { labels: { [ok]: 'v', [`example.com/${ok}`]: 'v' }, annotations: { [ok]: 'v' } }))).toEqual([]);
       expect(validatePod(pod({}, { labels: { [long]: 'v', [`example.com/${long}`]: 'v' }, annotations: { [long]: 'v' } }))).toEqual([
-        `metadata.labels["${long}"]: Invalid value: "${long}": name part must be no more than 63 characters`,
-        `metadata.labels["example.com/${long}"]: Invalid value: "example.com/${long}": name part must be no more than 63 characters`,
-        `metadata.annotations: Invalid value: "${long}": name part must be no more than 63 characters`,
+        `metadata.labels["${long}"]: Invalid value: "${long}": name part must be no more than 63 bytes`,
+        `metadata.labels["example.com/${long}"]: Invalid value: "example.com/${long}": name part must be no more than 63 bytes`,
+        `metadata.annotations: Invalid value: "${long}": name part must be no more than 63 bytes`,
       ]);
     });
 
@@ -127,12 +142,35 @@ describe(validatePod.name, () => {
       ]);
     });
 
-    it('allows restartPolicy Always on init containers (sidecars) only', () => {
-      expect(validatePod(pod({ initContainers: [container('sidecar', { restartPolicy: 'Always' })] }))).toEqual([]);
-      expect(validatePod(pod({ initContainers: [container('init', { restartPolicy: 'Never' })], containers: [container('main', { restartPolicy: 'Always' })] }))).toEqual([
-        'spec.initContainers[0].restartPolicy: Unsupported value: "Never": supported values: "Always"',
-        'spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers',
+    it('takes a container-level restartPolicy and restartPolicyRules on regular and init containers (ContainerRestartRules, on in 1.36)', () => {
+      const rules = [{ action: 'Restart', exitCodes: { operator: 'In', values: [42] } }];
+      expect(validatePod(pod({
+        restartPolicy: 'Never',
+        initContainers: [
+          container('sidecar', { restartPolicy: 'Always', restartPolicyRules: [{ action: 'RestartAllContainers', exitCodes: { operator: 'NotIn', values: [0] } }] } as Partial<Container>),
+          container('try-once', { restartPolicy: 'Never' }), container('retry', { restartPolicy: 'OnFailure', restartPolicyRules: rules } as Partial<Container>),
+        ],
+        containers: [container('main', { restartPolicy: 'OnFailure', restartPolicyRules: rules } as Partial<Container>), container('always', { restartPolicy: 'Always' })],
+      }))).toEqual([]);
+      expect(validatePod(pod({
+        initContainers: [container('init', { restartPolicy: 'Sometimes' }), container('rules', { restartPolicyRules: [{ action: 'Stop' }] } as Partial<Container>)],
+        containers: [container('main', { restartPolicyRules: [{ action: 'Stop' }] } as Partial<Container>)],
+      }))).toEqual([
+        'spec.initContainers[0].restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"',
+        // An init container's rules are not looked at without a restartPolicy; a regular container's are.
+        'spec.initContainers[1].restartPolicy: Required value: must specify restartPolicy when restart rules are used',
+        'spec.containers[0].restartPolicy: Required value: must specify restartPolicy when restart rules are used',
+        'spec.containers[0].restartPolicyRules[0].action: Unsupported value: "Stop": supported values: "Restart", "RestartAllContainers"',
+        'spec.containers[0].restartPolicyRules[0].exitCodes: Required value: must be specified',
       ]);
+    });
+
+    it('probes only the sidecars among init containers: restartPolicy Never or OnFailure does not make one', () => {
+      const probe = { exec: { command: ['true'] } };
+      expect(validatePod(pod({ initContainers: [container('init', { restartPolicy: 'OnFailure', readinessProbe: probe })] }))).toEqual([
+        'spec.initContainers[0].readinessProbe: Forbidden: may not be set for init containers without restartPolicy=Always',
+      ]);
+      expect(validatePod(pod({ initContainers: [container('sidecar', { restartPolicy: 'Always', readinessProbe: probe })] }))).toEqual([]);
     });
 
     it('checks ports: range, protocol, names, and host ports on the host network', () => {
@@ -169,16 +207,24 @@ describe(validatePod.name, () => {
       expect(errors.join()).not.toContain('hunter2');
     });
 
-    it('checks resource names, signs, and requests against limits', () => {
+    it('checks resource names, signs, and requests against limits, in the API\'s paths and canonical quantities', () => {
       expect(validatePod(pod({ containers: [container('main', { resources: {
         limits: { cpu: '1', memory: '1Gi', 'nvidia.com/gpu': '1', 'hugepages-2Mi': '4Mi' }, requests: { cpu: '500m', memory: '1073741824' },
       } })] }))).toEqual([]);
       expect(validatePod(pod({ containers: [container('main', { resources: {
         limits: { cpu: '1', mem: '1Gi' }, requests: { cpu: '1500m', 'ephemeral-storage': '-1' },
       } })] }))).toEqual([
-        'spec.containers[0].resources.limits["mem"]: Invalid value: "mem": must be a standard resource type or fully qualified',
-        'spec.containers[0].resources.requests["ephemeral-storage"]: Invalid value: "-1": must be greater than or equal to 0',
-        'spec.containers[0].resources.requests["cpu"]: Invalid value: "1500m": must be less than or equal to cpu limit of 1',
+        'spec.containers[0].resources.limits[mem]: Invalid value: "mem": must be a standard resource type or fully qualified',
+        'spec.containers[0].resources.limits[mem]: Invalid value: "mem": must be a standard resource for containers',
+        // A request above its limit is reported at the requests.
+        'spec.containers[0].resources.requests: Invalid value: "1500m": must be less than or equal to cpu limit of 1',
+        'spec.containers[0].resources.requests[ephemeral-storage]: Invalid value: "-1": must be greater than or equal to 0',
+      ]);
+    });
+
+    it('checks the resources of init containers too, and quantities as the API defaults round them (up to milli-units)', () => {
+      expect(validatePod(pod({ initContainers: [container('init', { resources: { limits: { cpu: '0.0001' }, requests: { cpu: '2m' } } })] }))).toEqual([
+        'spec.initContainers[0].resources.requests: Invalid value: "2m": must be less than or equal to cpu limit of 1m',
       ]);
     });
 
@@ -186,15 +232,15 @@ describe(validatePod.name, () => {
       const memory = (request: string, limit: string): string[] =>
         validatePod(pod({ containers: [container('main', { resources: { limits: { memory: limit }, requests: { memory: request } } })] }));
       expect(memory('1Ki', '1024')).toEqual([]);
-      expect(memory('1Ki', '1000')).toEqual(['spec.containers[0].resources.requests["memory"]: Invalid value: "1Ki": must be less than or equal to memory limit of 1000']);
+      expect(memory('1Ki', '1000')).toEqual(['spec.containers[0].resources.requests: Invalid value: "1Ki": must be less than or equal to memory limit of 1k']);
       // The exa suffixes: 2E and 1Ei are far more than 1G (they were read as 2 and NaN, and passed).
-      expect(memory('2E', '1G')).toEqual(['spec.containers[0].resources.requests["memory"]: Invalid value: "2E": must be less than or equal to memory limit of 1G']);
-      expect(memory('1Ei', '1Ki')).toEqual(['spec.containers[0].resources.requests["memory"]: Invalid value: "1Ei": must be less than or equal to memory limit of 1Ki']);
+      expect(memory('2E', '1G')).toEqual(['spec.containers[0].resources.requests: Invalid value: "2E": must be less than or equal to memory limit of 1G']);
+      expect(memory('1Ei', '1Ki')).toEqual(['spec.containers[0].resources.requests: Invalid value: "1Ei": must be less than or equal to memory limit of 1Ki']);
     });
 
     it('refuses a negative exa quantity', () => {
       expect(validatePod(pod({ containers: [container('main', { resources: { requests: { memory: '-1Ei' } } })] })))
-        .toEqual(['spec.containers[0].resources.requests["memory"]: Invalid value: "-1Ei": must be greater than or equal to 0']);
+        .toEqual(['spec.containers[0].resources.requests[memory]: Invalid value: "-1Ei": must be greater than or equal to 0']);
     });
 
     it('requires non-negative probe numbers', () => {
@@ -334,6 +380,15 @@ describe(validatePod.name, () => {
       ]);
     });
 
+    it('checks the resize policies of init containers, and lets one that is no sidecar ask for RestartContainer (not confirmed refused in 1.36)', () => {
+      const resizePolicy = [{ resourceName: 'memory', restartPolicy: 'RestartContainer' }];
+      expect(validatePod(pod({ initContainers: [container('sidecar', { restartPolicy: 'Always', resizePolicy })] }))).toEqual([]);
+      expect(validatePod(pod({ initContainers: [container('init', { resizePolicy })] }))).toEqual([]);
+      expect(validatePod(pod({ restartPolicy: 'Never', initContainers: [container('init', { resizePolicy })] }))).toEqual([
+        'spec.initContainers[0].resizePolicy[0].restartPolicy: Invalid value: "RestartContainer": must be \'NotRequired\' when pod `restartPolicy` is \'Never\'',
+      ]);
+    });
+
     it('checks volume sources, mounts and resize policies', () => {
       const errors = validatePod(pod({
         restartPolicy: 'Never',
@@ -349,7 +404,7 @@ describe(validatePod.name, () => {
         // As in the API, a volume with errors is not one a mount can name.
         'spec.containers[0].volumeMounts[0].name: Not found: "scratch"',
         'spec.containers[0].volumeMounts[0].mountPropagation: Forbidden: Bidirectional mount propagation is available only to privileged containers',
-        'spec.containers[0].resizePolicy[0].restartPolicy: Invalid value: "RestartContainer": must be \'NotRequired\' when `restartPolicy` is \'Never\'',
+        'spec.containers[0].resizePolicy[0].restartPolicy: Invalid value: "RestartContainer": must be \'NotRequired\' when pod `restartPolicy` is \'Never\'',
       ]);
     });
   });
@@ -396,6 +451,20 @@ describe(validatePod.name, () => {
       ]);
     });
 
+    it('checks a toleration\'s value as a label value (an empty operator is Equal), and lists the operators as the API does', () => {
+      expect(validatePod(pod({ tolerations: [{ key: 'k', value: 'v' }, { key: 'k', operator: 'Equal', value: '' }] }))).toEqual([]);
+      expect(validatePod(pod({ tolerations: [
+        { key: 'k', value: 'not ok!' }, { key: 'k', operator: 'Equal', value: 'v'.repeat(64) }, { key: 'k', operator: 'Lt', value: '5' },
+        { key: 'k', operator: 'Like', value: 'v' },
+      ] }))).toEqual([
+        `spec.tolerations[0].operator: Invalid value: "not ok!": ${VALUE}`,
+        `spec.tolerations[1].operator: Invalid value: "${'v'.repeat(64)}": must be no more than 63 bytes`,
+        // Lt and Gt need TaintTolerationComparisonOperators, alpha and off in 1.36.
+        'spec.tolerations[2].operator: Unsupported value: "Lt": supported values: "Equal", "Exists", "Lt", "Gt"',
+        'spec.tolerations[3].operator: Unsupported value: "Like": supported values: "Equal", "Exists"',
+      ]);
+    });
+
     it('requires terminationGracePeriodSeconds (the API defaults fill it), and checks probes\' own grace periods', () => {
       const withoutGracePeriod = pod();
       delete withoutGracePeriod.spec!.terminationGracePeriodSeconds;
@@ -412,14 +481,14 @@ describe(validatePod.name, () => {
 
     it('checks readiness gate condition types as qualified names', () => {
       expect(validatePod(pod({ readinessGates: [{ conditionType: 'example.com/ready' }, { conditionType: 'not ready' }] }))).toEqual([
-        'spec.readinessGates[1].conditionType: Invalid value: "not ready": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character',
+        'spec.readinessGates[1].conditionType: Invalid value: "not ready": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character (e.g. \'MyName\',  or \'my.name\',  or \'123-abc\', regex used for validation is \'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\')',
       ]);
     });
 
     it('checks scheduling gates, and refuses any on a pod bound to a node, as every static pod is', () => {
       expect(validatePod(pod({ schedulingGates: [{ name: 'example.com/quota' }, { name: 'example.com/quota' }, { name: 'bad gate' }] }))).toEqual([
         'spec.schedulingGates[1]: Duplicate value: "example.com/quota"',
-        'spec.schedulingGates[2]: Invalid value: "bad gate": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character',
+        'spec.schedulingGates[2]: Invalid value: "bad gate": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character (e.g. \'MyName\',  or \'my.name\',  or \'123-abc\', regex used for validation is \'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\')',
       ]);
       expect(validatePod(pod({ nodeName: 'node-a', schedulingGates: [{ name: 'example.com/quota' }] }))).toEqual([
         'spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared',
@@ -430,7 +499,7 @@ describe(validatePod.name, () => {
     it('checks host aliases: an IP and DNS-1123 subdomain host names', () => {
       expect(validatePod(pod({ hostAliases: [{ ip: '127.0.0.1', hostnames: ['foo.local', 'bar'] }, { ip: 'localhost', hostnames: ['Foo_Bar'] }] }))).toEqual([
         'spec.hostAliases[1].ip: Invalid value: "localhost": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
-        'spec.hostAliases[1].hostnames[0]: Invalid value: "Foo_Bar": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character',
+        'spec.hostAliases[1].hostnames[0]: Invalid value: "Foo_Bar": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')',
       ]);
     });
 

@@ -2,17 +2,19 @@ import type { Container, Pod, PodSpec, Volume } from '@podconfig/core';
 import {
   dns1123LabelProblems, dns1123SubdomainProblems, ipAddressProblems, labelValueProblems, portNameProblems, qualifiedNameProblems,
 } from './name-rules.js';
-import { quantityValue } from './quantity.js';
 import { validateAffinity } from './validate-affinity.js';
+import { validateContainerRestartPolicy, validateInitContainerRestartPolicy } from './validate-container-restart-policy.js';
 import { validatePodDnsConfig } from './validate-dns-config.js';
 import { validateEnv, validateEnvFrom, validateFileKeyRefVolumes } from './validate-env.js';
 import { checkHostPortConflicts } from './validate-host-ports.js';
 import { validateHostnameOverride } from './validate-hostname-override.js';
+import { goJsonString } from './validate-error-values.js';
 import { oneOf } from './validate-one-of.js';
 import { validatePodOs } from './validate-pod-os.js';
 import { validatePodResources } from './validate-pod-resources.js';
 import { validateProbesAndLifecycle } from './validate-probes.js';
 import { validateResizePolicy } from './validate-resize-policy.js';
+import { validateContainerResources } from './validate-resource-requirements.js';
 import { validateSecurityAnnotations, validateSecurityAnnotationsMatchFields } from './validate-security-annotations.js';
 import { usesHostUsers, validateContainerSecurityContext, validatePodSecurityContext } from './validate-security-context.js';
 import { validateTopologySpreadConstraints } from './validate-topology-spread.js';
@@ -26,7 +28,9 @@ const DNS_POLICIES = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'Non
 const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never'];
 const MESSAGE_POLICIES = ['File', 'FallbackToLogsOnError'];
 const PROTOCOLS = ['TCP', 'UDP', 'SCTP'];
-const TOLERATION_OPERATORS = ['Exists', 'Equal'];
+/** The operators ValidateTolerations lists for an unknown one, in its order; for Lt or Gt, it lists those too. */
+const TOLERATION_OPERATORS = ['Equal', 'Exists'];
+const TOLERATION_OPERATORS_WITH_COMPARISONS = ['Equal', 'Exists', 'Lt', 'Gt'];
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 const PREEMPTION_POLICIES = ['PreemptLowerPriority', 'Never'];
 /**
@@ -129,12 +133,22 @@ function validateSpec(spec: PodSpec, podName: string, errors: string[]): void {
     const at = `spec.tolerations[${i}]`;
     if (t.key) for (const p of qualifiedNameProblems(t.key)) errors.push(`${at}.key: Invalid value: ${JSON.stringify(t.key)}: ${p}`);
     if (!t.key && t.operator !== 'Exists') errors.push(`${at}.operator: Invalid value: operator must be Exists when \`key\` is empty, which means "match all values and all keys"`);
-    if (t.operator) oneOf(t.operator, TOLERATION_OPERATORS, `${at}.operator`, errors);
-    if (t.operator === 'Exists' && t.value) errors.push(`${at}.operator: Invalid value: value must be empty when \`operator\` is 'Exists'`);
-    if (t.effect) oneOf(t.effect, TAINT_EFFECTS, `${at}.effect`, errors);
     if (t.tolerationSeconds !== undefined && t.effect !== 'NoExecute') {
       errors.push(`${at}.effect: Invalid value: effect must be 'NoExecute' when \`tolerationSeconds\` is set`);
     }
+    const operator = t.operator ?? '';
+    if (operator === 'Equal' || operator === '') {
+      // An empty operator means Equal: the value is a label value, its problems joined by ';' (the API's words).
+      const problems = labelValueProblems(t.value ?? '');
+      if (problems.length > 0) errors.push(`${at}.operator: Invalid value: ${JSON.stringify(t.value ?? '')}: ${problems.join(';')}`);
+    } else if (operator === 'Exists') {
+      if (t.value) errors.push(`${at}.operator: Invalid value: value must be empty when \`operator\` is 'Exists'`);
+    } else {
+      // Lt and Gt need TaintTolerationComparisonOperators (alpha, off in 1.36): refused, listing all four.
+      const listed = operator === 'Lt' || operator === 'Gt' ? TOLERATION_OPERATORS_WITH_COMPARISONS : TOLERATION_OPERATORS;
+      errors.push(`${at}.operator: Unsupported value: ${goJsonString(operator)}: supported values: ${listed.map((o) => JSON.stringify(o)).join(', ')}`);
+    }
+    if (t.effect) oneOf(t.effect, TAINT_EFFECTS, `${at}.effect`, errors);
   });
   validateAffinity(spec.affinity, errors);
   validatePodDnsConfig(spec, errors);
@@ -196,7 +210,7 @@ function validateSchedulingGates(spec: PodSpec, errors: string[]): void {
   if (spec.nodeName && gates.length > 0) errors.push('spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared');
 }
 
-/** ValidateHostAliases: an IP and DNS-1123 subdomain host names for each /etc/hosts entry. */
+/** ValidateHostAliases: an IP (strict in 1.36: see ipAddressProblems) and DNS-1123 subdomain host names for each /etc/hosts entry. */
 function validateHostAliases(spec: PodSpec, errors: string[]): void {
   (spec.hostAliases ?? []).forEach((alias, i) => {
     const at = `spec.hostAliases[${i}]`;
@@ -252,16 +266,6 @@ function validateContainer(
   else if (image.trim() !== image) errors.push(`${at}.image: Invalid value: must not have leading or trailing whitespace`);
   oneOf(c.imagePullPolicy, PULL_POLICIES, `${at}.imagePullPolicy`, errors);
   oneOf(c.terminationMessagePolicy, MESSAGE_POLICIES, `${at}.terminationMessagePolicy`, errors);
-  if (init) {
-    if (c.restartPolicy !== undefined && c.restartPolicy !== 'Always') oneOf(c.restartPolicy, ['Always'], `${at}.restartPolicy`, errors);
-    if (c.restartPolicy !== 'Always') {
-      for (const field of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe'] as const) {
-        if (c[field] !== undefined) errors.push(`${at}.${field}: Forbidden: may not be set for init containers without restartPolicy=Always`);
-      }
-    }
-  } else if (c.restartPolicy !== undefined) {
-    errors.push(`${at}.restartPolicy: Forbidden: may not be set for non-init containers`);
-  }
   const portNames = new Set<string>();
   (c.ports ?? []).forEach((port, j) => {
     const p = `${at}.ports[${j}]`;
@@ -284,31 +288,21 @@ function validateContainer(
   validateEnvFrom(c.envFrom ?? [], `${at}.envFrom`, errors);
   validateVolumeMountsAndDevices(c, volumes, at, errors);
   validateContainerSecurityContext(c.securityContext, `${at}.securityContext`, usesHostUsers(spec), errors);
-  validateResources(c, at, errors);
+  validateContainerResources(c.resources, spec, `${at}.resources`, errors);
   validateResizePolicy(c, spec, `${at}.resizePolicy`, errors);
-  // Only a regular container or a sidecar (an init container that keeps running) is probed or has hooks.
-  if (!init || c.restartPolicy === 'Always') validateProbesAndLifecycle(c, spec.terminationGracePeriodSeconds, at, errors);
-}
-
-/** Container resource names: the standard ones, hugepages, or a fully qualified extended resource. */
-function isContainerResourceName(name: string): boolean {
-  return ['cpu', 'memory', 'ephemeral-storage'].includes(name) || name.startsWith('hugepages-') ||
-    (name.includes('/') && qualifiedNameProblems(name).length === 0);
-}
-
-function validateResources(c: Container, at: string, errors: string[]): void {
-  const { limits = {}, requests = {} } = c.resources ?? {};
-  for (const [kind, list] of [['limits', limits], ['requests', requests]] as const) {
-    for (const [name, quantity] of Object.entries(list)) {
-      const field = `${at}.resources.${kind}[${JSON.stringify(name)}]`;
-      if (!isContainerResourceName(name)) errors.push(`${field}: Invalid value: ${JSON.stringify(name)}: must be a standard resource type or fully qualified`);
-      if (quantityValue(quantity) < 0) errors.push(`${field}: Invalid value: ${JSON.stringify(quantity)}: must be greater than or equal to 0`);
+  if (init) {
+    // validateInitContainers: the restart policy, then probes and hooks for a sidecar (an init container that keeps
+    // running, restartPolicy Always) and none for another, then the resize policy of one that is not a sidecar.
+    validateInitContainerRestartPolicy(c, at, errors);
+    if (c.restartPolicy === 'Always') validateProbesAndLifecycle(c, spec.terminationGracePeriodSeconds, at, errors);
+    else {
+      for (const field of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe'] as const) {
+        if (c[field] !== undefined) errors.push(`${at}.${field}: Forbidden: may not be set for init containers without restartPolicy=Always`);
+      }
     }
-  }
-  for (const [name, request] of Object.entries(requests)) {
-    const limit = limits[name];
-    if (limit !== undefined && quantityValue(request) > quantityValue(limit)) {
-      errors.push(`${at}.resources.requests[${JSON.stringify(name)}]: Invalid value: ${JSON.stringify(request)}: must be less than or equal to ${name} limit of ${limit}`);
-    }
+  } else {
+    // validateContainers: probes and hooks, then the container's restart policy and rules (ContainerRestartRules).
+    validateProbesAndLifecycle(c, spec.terminationGracePeriodSeconds, at, errors);
+    validateContainerRestartPolicy(c, at, errors);
   }
 }

@@ -36,7 +36,7 @@ describe(validateHandler.name, () => {
       'probe.httpGet.path: Required value',
       'probe.httpGet.port: Invalid value: 0: must be between 1 and 65535, inclusive',
       'probe.httpGet.scheme: Unsupported value: "FTP": supported values: "HTTP", "HTTPS"',
-      'probe.httpGet.httpHeaders[0].name: Invalid value: "X Bad": a valid HTTP header must consist of alphanumeric characters or \'-\'',
+      'probe.httpGet.httpHeaders[0].name: Invalid value: "X Bad": a valid HTTP header must consist of alphanumeric characters or \'-\' (e.g. \'X-Header-Name\', regex used for validation is \'[-A-Za-z0-9]+\')',
     ]);
     expect(errors.join()).not.toContain('SECRET-TOKEN');
   });

@@ -1,5 +1,5 @@
 import type { Container } from '@podconfig/core';
-import { portNameProblems } from './name-rules.js';
+import { httpHeaderNameProblems, portNameProblems } from './name-rules.js';
 import { oneOf } from './validate-one-of.js';
 
 type Probe = NonNullable<Container['livenessProbe']>;
@@ -12,8 +12,6 @@ type Handler = Pick<Probe, 'exec' | 'httpGet' | 'tcpSocket' | 'grpc'> & Pick<Lif
 const ACTIONS = ['exec', 'httpGet', 'tcpSocket', 'grpc', 'sleep'] as const;
 /** supportedHTTPSchemes, sorted as the API lists them. */
 const HTTP_SCHEMES = ['HTTP', 'HTTPS'];
-/** IsHTTPHeaderName: Go's net/http header name syntax, stricter than RFC 7230. */
-const HTTP_HEADER_NAME = /^[-A-Za-z0-9]+$/;
 const PORT_RANGE = 'must be between 1 and 65535, inclusive';
 
 /**
@@ -70,9 +68,7 @@ function validateHttpGetAction(action: HttpGetAction, at: string, errors: string
   (action.httpHeaders ?? []).forEach((header, i) => {
     // The API reports a bad name at the list; the item is named here. A header's value is never shown.
     const name = (header.name as string | undefined) ?? '';
-    if (!HTTP_HEADER_NAME.test(name)) {
-      errors.push(`${at}.httpHeaders[${i}].name: Invalid value: ${JSON.stringify(name)}: a valid HTTP header must consist of alphanumeric characters or '-'`);
-    }
+    for (const p of httpHeaderNameProblems(name)) errors.push(`${at}.httpHeaders[${i}].name: Invalid value: ${JSON.stringify(name)}: ${p}`);
   });
 }
 

@@ -32,7 +32,7 @@ describe(validateResizePolicy.name, () => {
 
   it('requires NotRequired in a pod that never restarts', () => {
     expect(run([{ resourceName: 'memory', restartPolicy: 'RestartContainer' }], 'Never')).toEqual([
-      'spec.containers[0].resizePolicy[0].restartPolicy: Invalid value: "RestartContainer": must be \'NotRequired\' when `restartPolicy` is \'Never\'',
+      'spec.containers[0].resizePolicy[0].restartPolicy: Invalid value: "RestartContainer": must be \'NotRequired\' when pod `restartPolicy` is \'Never\'',
     ]);
   });
 });

@@ -6,9 +6,9 @@ const RESIZE_RESOURCES = ['cpu', 'memory'];
 const RESIZE_RESTART_POLICIES = ['NotRequired', 'RestartContainer'];
 
 /**
- * validateResizePolicy: at most one policy per resource, for cpu or memory, with a known restart policy; a
- * pod that never restarts cannot restart a container to resize it. The API reports these at the list; the
- * item is named here.
+ * validateResizePolicy, for regular and init containers alike: at most one policy per resource, for cpu or memory,
+ * with a known restart policy; a pod that never restarts cannot restart a container to resize it. The API reports
+ * these at the list; the item is named here.
  */
 export function validateResizePolicy(c: Container, spec: PodSpec, at: string, errors: string[]): void {
   const seen = new Set<string>();
@@ -23,7 +23,7 @@ export function validateResizePolicy(c: Container, spec: PodSpec, at: string, er
     if (restart === '') errors.push(`${itemAt}.restartPolicy: Required value`);
     else oneOf(restart, RESIZE_RESTART_POLICIES, `${itemAt}.restartPolicy`, errors);
     if (spec.restartPolicy === 'Never' && restart !== 'NotRequired') {
-      errors.push(`${itemAt}.restartPolicy: Invalid value: ${JSON.stringify(restart)}: must be 'NotRequired' when \`restartPolicy\` is 'Never'`);
+      errors.push(`${itemAt}.restartPolicy: Invalid value: ${JSON.stringify(restart)}: must be 'NotRequired' when pod \`restartPolicy\` is 'Never'`);
     }
   });
 }

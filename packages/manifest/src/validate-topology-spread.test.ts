@@ -57,7 +57,7 @@ describe(validateTopologySpreadConstraints.name, () => {
     ]);
     expect(run(spread({ matchLabelKeys: ['app', '-bad'] }))).toEqual([
       `${at}.matchLabelKeys[0]: Invalid value: "app": exists in both matchLabelKeys and labelSelector`,
-      `${at}.matchLabelKeys[1]: Invalid value: "-bad": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`,
+      `${at}.matchLabelKeys[1]: Invalid value: "-bad": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
     ]);
   });
 

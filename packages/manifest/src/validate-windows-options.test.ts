@@ -29,7 +29,7 @@ describe(validateWindowsOptions.name, () => {
 
   it('requires a GMSA credential spec name that is a DNS-1123 subdomain, and a spec of 1 byte to 64 KiB, never shown', () => {
     expect(options({ gmsaCredentialSpecName: 'Bad_Name', gmsaCredentialSpec: '' })).toEqual([
-      `${at}.gmsaCredentialSpecName: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+      `${at}.gmsaCredentialSpecName: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
       `${at}.gmsaCredentialSpec: Invalid value: "": gmsaCredentialSpec cannot be an empty string`,
     ]);
     expect(options({ gmsaCredentialSpec: 'x'.repeat(64 * 1024 + 1) })).toEqual([`${at}.gmsaCredentialSpec: Invalid value: gmsaCredentialSpec size must be under 64 KiB`]);
