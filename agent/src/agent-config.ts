@@ -43,7 +43,16 @@ export interface AgentConfig {
   readonly context: string | undefined;
   readonly kubeApiQps: number;
   readonly kubeApiBurst: number;
+  /**
+   * The streaming initial list (D13): `--watch-list` / `watchList`, or the kubelet's WatchListClient gate (AllBeta when
+   * neither is given; see `featureGates`).
+   */
   readonly watchList: boolean;
+  /**
+   * `--feature-gates` / `featureGates`: every gate given, by name (the flag's over the file's, per gate). podconfig
+   * reads WatchListClient and AllBeta (into `watchList`); the others are accepted and not used.
+   */
+  readonly featureGates: Readonly<Record<string, boolean>>;
   /** Keep `metadata.managedFields` on apiserver pods; default false (dropped, as kube-scheduler's informers do). */
   readonly keepManagedFields: boolean;
   readonly syncFrequencyMs: number;

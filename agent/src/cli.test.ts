@@ -60,6 +60,20 @@ describe('parseCommandLine()', () => {
     expect(cl.flags['manifest-url-header']).toEqual(['a:1,a:2', 'b:3']);
   });
 
+  it('takes the kubelet\'s --feature-gates in both forms, repeatable, each value as typed (resolveConfig merges them)', () => {
+    expect(run(['--feature-gates', 'WatchListClient=false']).flags).toEqual({ 'feature-gates': ['WatchListClient=false'] });
+    expect(run(['--feature-gates=WatchListClient=true, AllAlpha=false', '--feature-gates', 'WatchListClient=false']).flags)
+      .toEqual({ 'feature-gates': ['WatchListClient=true, AllAlpha=false', 'WatchListClient=false'] });
+    expect(parseCommandLine(['--feature-gates'], '1.2.3')).toEqual({
+      kind: 'exit', code: 1, output: "podconfig-agent: option '--feature-gates <'A=true,B=false'>' argument missing\n",
+    });
+    const r = parseCommandLine(['--help'], '1.2.3');
+    const help = (r.kind === 'exit' ? r.output : '').replace(/\s+/g, ' ');
+    expect(help).toContain("--feature-gates <'A=true,B=false'> feature gates, as the kubelet takes them");
+    expect(help).toContain('WatchListClient=false turns the streaming initial list off, as --watch-list=false');
+    expect(help).not.toMatch(/--feature-gates <[^>]*> [^-]*\(default/);
+  });
+
   it('treats a bare --watch-list as true and keeps --watch-list=false', () => {
     expect(run(['--watch-list']).flags['watch-list']).toBe('true');
     expect(run(['--watch-list=false']).flags['watch-list']).toBe('false');

@@ -51,6 +51,30 @@ describe('loadConfigFile()', () => {
     expect(resolveConfig({}, f.fields)).toMatchObject({ watchList: false, keepManagedFields: true });
   });
 
+  it('reads a KubeletConfiguration\'s featureGates (no longer an ignored field), typed as the kubelet decodes them', async () => {
+    const path = await write([
+      'apiVersion: kubelet.config.k8s.io/v1beta1', 'kind: KubeletConfiguration', 'cgroupDriver: systemd',
+      'featureGates:', '  WatchListClient: false', '  SidecarContainers: yes', '',
+    ].join('\n'));
+    const f = await loadConfigFile(path);
+    expect(f.fields).toEqual({ featureGates: { WatchListClient: false, SidecarContainers: true } });
+    expect(f.ignoredFields).toEqual(['cgroupDriver']);
+    expect(resolveConfig({}, f.fields, { configFile: path })).toMatchObject({ watchList: false, featureGates: { WatchListClient: false, SidecarContainers: true } });
+    const quoted = await write('apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfeatureGates:\n  WatchListClient: "false"\n');
+    const quotedFields = (await loadConfigFile(quoted)).fields;
+    expect(() => resolveConfig({}, quotedFields, { configFile: quoted }))
+      .toThrow(`--config ${quoted}: field "featureGates", gate "WatchListClient": must be true or false, got "false"`);
+    const flagText = await write('featureGates: WatchListClient=false\n');
+    const flagTextFields = (await loadConfigFile(flagText)).fields;
+    expect(() => resolveConfig({}, flagTextFields, { configFile: flagText })).toThrow(`--config ${flagText}: field "featureGates": must be a mapping`);
+  });
+
+  it('lets --feature-gates override the file\'s gates one by one', async () => {
+    const path = await write('apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nfeatureGates: {WatchListClient: false, AllAlpha: false}\n');
+    const c = resolveConfig({ 'feature-gates': ['WatchListClient=true'] }, (await loadConfigFile(path)).fields, { configFile: path });
+    expect([c.watchList, c.featureGates]).toEqual([true, { WatchListClient: true, AllAlpha: false }]);
+  });
+
   it('reads YAML as the kubelet reads its config file (go-yaml v2): yes is a bool, a repeated key an error', async () => {
     const path = await write('apiVersion: podconfig.io/v1alpha1\nkind: PodConfigAgentConfiguration\nwatchList: no\nkeepManagedFields: yes\nstaticPodPath: .\n');
     expect((await loadConfigFile(path)).fields).toEqual({ watchList: false, keepManagedFields: true, staticPodPath: '.' });

@@ -27,6 +27,13 @@ describe(effectiveSettings.name, () => {
       .toMatchObject({ statusAddress: 'off', metricsBindAddress: '[::]:10266' });
   });
 
+  it('gives the gates given, sorted, and watchList as they left it; no featureGates without any', () => {
+    const settings = effectiveSettings(resolveConfig({ 'node-name': 'n1', 'feature-gates': 'WatchListClient=false,AllAlpha=false' }, { featureGates: { SidecarContainers: true } }));
+    expect(settings).toMatchObject({ watchList: false, featureGates: { AllAlpha: false, SidecarContainers: true, WatchListClient: false } });
+    expect(Object.keys(settings['featureGates'] as object)).toEqual(['AllAlpha', 'SidecarContainers', 'WatchListClient']);
+    expect(effectiveSettings(resolveConfig({ 'node-name': 'n1' }, {}))).not.toHaveProperty('featureGates');
+  });
+
   it('starts with the agent\'s version, from its package.json', async () => {
     const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
     const settings = effectiveSettings(resolveConfig({ 'node-name': 'n1' }, {}));

@@ -31,6 +31,8 @@ export function effectiveSettings(config: AgentConfig): Record<string, unknown> 
     kubeAPIQPS: config.kubeApiQps,
     kubeAPIBurst: config.kubeApiBurst,
     watchList: config.watchList,
+    // Every gate given, the used (WatchListClient, AllBeta) and the others, by name; watchList above is what they made.
+    ...(Object.keys(config.featureGates).length === 0 ? {} : { featureGates: sortedGates(config.featureGates) }),
     keepManagedFields: config.keepManagedFields,
     syncFrequency: formatDuration(config.syncFrequencyMs),
     readiness: config.readiness,
@@ -42,4 +44,9 @@ export function effectiveSettings(config: AgentConfig): Record<string, unknown> 
     logLevel: config.logLevel,
     shutdownTimeout: formatDuration(config.shutdownTimeoutMs),
   };
+}
+
+/** The gates by name, as the kubelet prints a `--feature-gates` value (sorted). */
+function sortedGates(gates: Readonly<Record<string, boolean>>): Record<string, boolean> {
+  return Object.fromEntries(Object.entries(gates).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

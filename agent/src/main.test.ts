@@ -101,6 +101,23 @@ describe('createAgent()', () => {
     expect(lines.find((l) => String(l['msg']).startsWith('apiserver source configured'))).toMatchObject({ level: 30, msg: 'apiserver source configured', cluster: `kubeconfig:${path}#c` });
   });
 
+  it('names the feature gates it does not use in one info line, names only, and none when it uses all given', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => { lines.push(JSON.parse(line) as Record<string, unknown>); } });
+    const config = resolveConfig({ 'status-address': 'off', kubeconfig: '', 'feature-gates': 'WatchListClient=false,SidecarContainers=true' },
+      { featureGates: { KubeletCgroupDriverFromCRI: false, AllBeta: true } });
+    await createAgent(config, { logger, signal: controller.signal, env: { HOME: dir.path } });
+    const gates = lines.filter((l) => String(l['msg']).includes('feature gates'));
+    expect(gates).toEqual([expect.objectContaining({
+      level: 30, msg: 'ignoring feature gates podconfig does not use', featureGates: ['KubeletCgroupDriverFromCRI', 'SidecarContainers'],
+    })]);
+    lines.length = 0;
+    await createAgent(resolveConfig({ 'status-address': 'off', kubeconfig: '', 'feature-gates': 'WatchListClient=false' }, {}), {
+      logger, signal: controller.signal, env: { HOME: dir.path },
+    });
+    expect(lines.filter((l) => String(l['msg']).includes('feature gates'))).toEqual([]);
+  });
+
   it('runs the same built-in twice side by side (the second as "<name>-2")', async () => {
     expect((await build({ handler: ['log', 'log'] })).handlerNames).toEqual(['log', 'log-2']);
   });

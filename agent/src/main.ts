@@ -6,6 +6,7 @@ import { loadClusterConfig, type ClusterConfig } from '@podconfig/kube-client';
 import type { Agent, AgentStartedInfo } from './agent.js';
 import { settingName } from './settings.js';
 import type { AgentConfig } from './agent-config.js';
+import { unusedFeatureGates } from './feature-gates.js';
 import type { AgentMetrics } from './metrics.js';
 import { coreModule } from './modules/core-module.js';
 import { handlersModule } from './modules/handlers-module.js';
@@ -37,6 +38,9 @@ export interface CreateAgentOptions {
  */
 export async function createAgent(config: AgentConfig, o: CreateAgentOptions): Promise<Agent> {
   const env = o.env ?? process.env;
+  // A KubeletConfiguration shared with the kubelet carries its gates: accepted, and named once (not their values).
+  const unusedGates = unusedFeatureGates(config.featureGates);
+  if (unusedGates.length > 0) o.logger.info({ featureGates: unusedGates }, 'ignoring feature gates podconfig does not use');
   let cluster;
   if (config.kubeconfig === '') {
     // The kubelet's `--kubeconfig=""`: standalone on purpose, even on a node whose ~/.kube/config is admin.conf.

@@ -44,4 +44,16 @@ describe('runCli()', () => {
     expect(code).toBe(1); // may clear by itself (a runtime not up yet): a supervisor restarts the agent
     expect(stderr).toEqual(['podconfig-agent: sync handler "bad-start" failed to start: cannot reach the runtime: connect ECONNREFUSED /run/runtime.sock\n']);
   });
+
+  it('exits 2 with one stderr line for a --feature-gates pair without a value, or a watch-list it contradicts', async () => {
+    const stderr: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => { stderr.push(String(chunk)); return true; });
+    const base = ['--node-name', 'n1', '--kubeconfig=', '--status-address', 'off', '--log-level', 'silent'];
+    expect(await runCli([...base, '--feature-gates', 'WatchListClient'], { signal: new AbortController().signal })).toBe(2);
+    expect(await runCli([...base, '--watch-list', '--feature-gates=WatchListClient=false'], { signal: new AbortController().signal })).toBe(2);
+    expect(stderr).toEqual([
+      'podconfig-agent: --feature-gates: malformed pair "WatchListClient", expect Name=true|false\n',
+      'podconfig-agent: --watch-list turns the streaming initial list (watch-list, D13) on, but WatchListClient=false in --feature-gates turns it off: give one of them, or the same value\n',
+    ]);
+  });
 });

@@ -37,11 +37,20 @@ describe('podConfigOptionsToConfig()', () => {
       manifestExtensions: ['.yaml'], staticPodURL: 'https://127.0.0.1/pods', staticPodURLHeader: { a: ['1'] },
       staticPodURLCAFile: '/ca.pem', staticPodURLClientCertFile: '/c.pem', staticPodURLClientKeyFile: '/k.pem',
       httpCheckFrequency: 20_000, httpReady: 'definitive', kubeconfig: '/kc', context: 'c', kubeAPIQPS: 5, kubeAPIBurst: 10,
-      watchList: true, keepManagedFields: false, syncFrequency: '1m', readiness: 'per-source', handlers: ['log'],
+      watchList: true, featureGates: { WatchListClient: true, SidecarContainers: true }, keepManagedFields: false, syncFrequency: '1m', readiness: 'per-source', handlers: ['log'],
       handlerTimeout: '1m', handlerConcurrency: 8, statusAddress: 'off', metricsBindAddress: 'off', logLevel: 'warn', shutdownTimeout: '10s',
     };
     expect(Object.keys(all).sort()).toEqual([...CONFIG_FIELDS].sort());
     expect(podConfigOptionsToConfig(all)).toMatchObject({ manifestUrlClientCertFile: '/c.pem', manifestUrlClientKeyFile: '/k.pem', logLevel: 'warn', httpCheckFrequencyMs: 20_000 });
+  });
+
+  it('takes featureGates as a KubeletConfiguration\'s: WatchListClient sets the watch-list, a conflicting watchList is refused, a string refused', () => {
+    expect(podConfigOptionsToConfig({ nodeName: NODE, featureGates: { WatchListClient: false, SidecarContainers: true } }))
+      .toMatchObject({ watchList: false, featureGates: { WatchListClient: false, SidecarContainers: true } });
+    expect(() => podConfigOptionsToConfig({ nodeName: NODE, watchList: true, featureGates: { WatchListClient: false } })).toThrow(new ConfigInvalidError(
+      'option "watchList" turns the streaming initial list (watch-list, D13) on, but WatchListClient=false in option "featureGates" turns it off: give one of them, or the same value'));
+    expect(() => podConfigOptionsToConfig({ nodeName: NODE, featureGates: { WatchListClient: 'false' as unknown as boolean } }))
+      .toThrow(new ConfigInvalidError('option "featureGates", gate "WatchListClient": must be true or false, got "false"'));
   });
 
   it.each([

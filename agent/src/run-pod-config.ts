@@ -43,7 +43,14 @@ export interface PodConfigOptions {
   readonly context?: string;
   readonly kubeAPIQPS?: number;
   readonly kubeAPIBurst?: number;
+  /** The streaming initial list (D13); default true. Not with a `featureGates` WatchListClient of another value. */
   readonly watchList?: boolean;
+  /**
+   * Feature gates, as a KubeletConfiguration's `featureGates`: `{ WatchListClient: false }` turns the streaming initial
+   * list off (AllBeta does when neither it nor `watchList` is given); other well-formed gates are accepted and not used
+   * (listed once at start-up, at info). Client-go's `KUBE_FEATURE_WatchListClient` environment variable is not read.
+   */
+  readonly featureGates?: Readonly<Record<string, boolean>>;
   /** Keep `metadata.managedFields` on apiserver pods; default false (dropped). */
   readonly keepManagedFields?: boolean;
   readonly syncFrequency?: string | number;

@@ -22,7 +22,7 @@ describe('resolveConfig()', () => {
     expect(c).toMatchObject({
       nodeName: hostname().trim().toLowerCase(),
       fileCheckFrequencyMs: 20_000, httpCheckFrequencyMs: 20_000, syncFrequencyMs: 60_000,
-      kubeApiQps: 50, kubeApiBurst: 100, watchList: true, keepManagedFields: false, readiness: 'per-source', invalidManifest: 'keep',
+      kubeApiQps: 50, kubeApiBurst: 100, watchList: true, featureGates: {}, keepManagedFields: false, readiness: 'per-source', invalidManifest: 'keep',
       manifestFilter: 'default', httpReady: 'definitive', statusAddress: { host: '127.0.0.1', port: 10265 },
       handlers: [{ name: 'log', options: {} }], staticPodPath: undefined, manifestUrl: undefined,
     });
@@ -51,6 +51,65 @@ describe('resolveConfig()', () => {
     expect(resolveConfig({ 'keep-managed-fields': 'false' }, { keepManagedFields: true }).keepManagedFields).toBe(false);
     expect(resolveConfig({}, { keepManagedFields: true }).keepManagedFields).toBe(true);
     expect(resolveConfig({}, { keepManagedFields: false }).keepManagedFields).toBe(false);
+  });
+
+  describe('feature gates', () => {
+    const file = '/etc/kubernetes/kubelet.yaml';
+    const fileGates = `--config ${file}: field "featureGates"`;
+
+    it('merges --feature-gates over the config file\'s featureGates per gate, as the kubelet does', () => {
+      const c = resolveConfig({ 'feature-gates': ['WatchListClient=true,A1=false', 'B2=true'] },
+        { featureGates: { WatchListClient: false, A1: true, C3: true } }, { configFile: file });
+      expect(c.featureGates).toEqual({ WatchListClient: true, A1: false, B2: true, C3: true });
+      expect(c.watchList).toBe(true);
+      expect(c.origins?.watchList).toBe('--feature-gates WatchListClient');
+      expect(resolveConfig({}, { featureGates: { A1: true } }).featureGates).toEqual({ A1: true });
+      expect(resolveConfig({ 'feature-gates': 'A1=false' }, {}).featureGates).toEqual({ A1: false });
+      expect(resolveConfig({}, {}).featureGates).toEqual({});
+    });
+
+    it('checks the file\'s gates when the flag gives gates too: both are merged', () => {
+      expect(invalid(() => resolveConfig({ 'feature-gates': 'A1=true' }, { featureGates: { WatchListClient: 'false' } }, { configFile: file })))
+        .toBe(`${fileGates}, gate "WatchListClient": must be true or false, got "false"`);
+    });
+
+    it('turns the watch-list off with WatchListClient=false from the flag or the file, when watchList is not given', () => {
+      expect(resolveConfig({ 'feature-gates': 'WatchListClient=false' }, {}).watchList).toBe(false);
+      const c = resolveConfig({}, { featureGates: { WatchListClient: false } }, { configFile: file });
+      expect([c.watchList, c.origins?.watchList]).toEqual([false, `${fileGates} WatchListClient`]);
+      // A flag gate overrides the file's: the kubelet's per-gate precedence, before the watch-list setting is compared.
+      expect(resolveConfig({ 'feature-gates': 'WatchListClient=true' }, { featureGates: { WatchListClient: false }, watchList: true }).watchList).toBe(true);
+    });
+
+    it('accepts --watch-list / watchList and WatchListClient with the same value', () => {
+      expect(resolveConfig({ 'watch-list': 'false', 'feature-gates': 'WatchListClient=false' }, {}).watchList).toBe(false);
+      expect(resolveConfig({}, { watchList: false, featureGates: { WatchListClient: false } }).watchList).toBe(false);
+      expect(resolveConfig({ 'watch-list': 'true' }, { featureGates: { WatchListClient: true } }).watchList).toBe(true);
+    });
+
+    it('refuses --watch-list / watchList and WatchListClient with two values, naming both as given, whichever layer each came from', () => {
+      const tail = 'give one of them, or the same value';
+      expect(invalid(() => resolveConfig({ 'watch-list': 'true', 'feature-gates': 'WatchListClient=false' }, {})))
+        .toBe(`--watch-list turns the streaming initial list (watch-list, D13) on, but WatchListClient=false in --feature-gates turns it off: ${tail}`);
+      expect(invalid(() => resolveConfig({ 'watch-list': 'false' }, { featureGates: { WatchListClient: true } }, { configFile: file })))
+        .toBe(`--watch-list turns the streaming initial list (watch-list, D13) off, but WatchListClient=true in ${fileGates} turns it on: ${tail}`);
+      expect(invalid(() => resolveConfig({ 'feature-gates': 'WatchListClient=false' }, { watchList: true }, { configFile: file })))
+        .toBe(`--config ${file}: field "watchList" turns the streaming initial list (watch-list, D13) on, but WatchListClient=false in --feature-gates turns it off: ${tail}`);
+      expect(invalid(() => resolveConfig({}, { watchList: true, featureGates: { WatchListClient: false } }, { configFile: file })))
+        .toBe(`--config ${file}: field "watchList" turns the streaming initial list (watch-list, D13) on, but WatchListClient=false in ${fileGates} turns it off: ${tail}`);
+    });
+
+    it('lets AllBeta set the watch-list (a beta gate) only when neither WatchListClient nor watchList is given; AllAlpha leaves it', () => {
+      expect(resolveConfig({ 'feature-gates': 'AllBeta=false' }, {}).watchList).toBe(false);
+      expect(resolveConfig({ 'feature-gates': 'AllBeta=false,WatchListClient=true' }, {}).watchList).toBe(true);
+      expect(resolveConfig({ 'feature-gates': 'AllBeta=false', 'watch-list': 'true' }, {}).watchList).toBe(true);
+      expect(resolveConfig({ 'feature-gates': 'AllAlpha=false' }, {}).watchList).toBe(true);
+    });
+
+    it('keeps every other well-formed gate, unused, and leaves the watch-list at its default', () => {
+      const c = resolveConfig({ 'feature-gates': 'SidecarContainers=true,KubeletCgroupDriverFromCRI=false' }, {});
+      expect([c.watchList, c.featureGates]).toEqual([true, { SidecarContainers: true, KubeletCgroupDriverFromCRI: false }]);
+    });
   });
 
   it('uses the OS hostname for a zero-length --node-name or --hostname-override, as the kubelet\'s GetHostname does', () => {
@@ -307,10 +366,11 @@ describe('resolveConfig() value edge cases', () => {
     expect(invalid(() => resolveConfig({}, { handlerTimeout: '0s' }))).toBe('config field "handlerTimeout": must be greater than 0');
   });
 
-  it('reads bool flag values as Go\'s strconv.ParseBool does (1, t, T, True, FALSE, 0, f, F), in any case', () => {
-    for (const v of ['True', 'true', '1', 't', 'T']) expect([v, resolveConfig({ 'watch-list': v }, {}).watchList]).toEqual([v, true]);
-    for (const v of ['FALSE', 'false', '0', 'f', 'F']) expect([v, resolveConfig({ 'watch-list': v }, {}).watchList]).toEqual([v, false]);
+  it('reads bool flag values as Go\'s strconv.ParseBool does (1, t, T, TRUE, true, True and their false), no other spelling', () => {
+    for (const v of ['True', 'true', 'TRUE', '1', 't', 'T']) expect([v, resolveConfig({ 'watch-list': v }, {}).watchList]).toEqual([v, true]);
+    for (const v of ['FALSE', 'false', 'False', '0', 'f', 'F']) expect([v, resolveConfig({ 'watch-list': v }, {}).watchList]).toEqual([v, false]);
     expect(invalid(() => resolveConfig({ 'watch-list': 'yes' }, {}))).toBe('--watch-list: must be true or false, got "yes"');
+    expect(invalid(() => resolveConfig({ 'watch-list': 'tRUE' }, {}))).toBe('--watch-list: must be true or false, got "tRUE"');
   });
 
   it('takes a leading "+" on a duration, as Go does, and refuses a non-zero one under a millisecond (Node.js\'s timers count whole ones)', () => {

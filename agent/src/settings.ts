@@ -4,6 +4,7 @@ import { ConfigInvalidError, checkNodeName, formatDuration, MAX_TIMER_MS } from 
 import { checkHeader, parseManifestUrlHeaders } from '@podconfig/source-http';
 import { DEFAULTS, LOG_LEVELS, type AgentConfig, type HandlerSpec } from './agent-config.js';
 import { parseDuration } from './duration.js';
+import { mergeFeatureGates, parseFeatureGates, parseGoBool, watchListWithGates } from './feature-gates.js';
 import { addressesCollide, formatStatusAddress, parseStatusAddress } from './status-address.js';
 
 type Key = keyof AgentConfig;
@@ -32,6 +33,11 @@ export interface Setting {
   readonly inConfigDir?: (value: unknown, dir: string) => unknown;
   /** `raw` is a flag string (or string[] when repeatable) or a config-file value; `what` names it in errors. */
   readonly parse: (raw: unknown, what: string, ctx: ParseContext) => unknown;
+  /**
+   * How a flag's value applies over the config file's when both are given; unset: it replaces it. `--feature-gates`
+   * overrides the file's `featureGates` per gate, as the kubelet merges them.
+   */
+  readonly overFile?: (fromFlag: unknown, fromFile: unknown) => unknown;
   readonly fallback: () => unknown;
   /** The default as `--help` shows it (`20s`); none when the default is "unset". */
   readonly defaultHelp?: string;
@@ -125,12 +131,11 @@ const bool = (raw: unknown, what: string, ctx: ParseContext): boolean => {
   if (typeof raw === 'boolean') return raw;
   const wrong = (): string => `${what}: must be true or false, got ${shown(raw)}`;
   if (!ctx.fromFlag) throw new ConfigInvalidError(wrong());
-  // Go's strconv.ParseBool, as pflag reads a bool flag (1, t, T, TRUE, true, True, and the same for false), in any
-  // case; `--watch-list=` (empty) is an error there too. A bool flag alone comes here as "true".
-  const s = text(raw, wrong).toLowerCase();
-  if (s === 'true' || s === 't' || s === '1') return true;
-  if (s === 'false' || s === 'f' || s === '0') return false;
-  throw new ConfigInvalidError(wrong());
+  // Go's strconv.ParseBool, as pflag reads a bool flag: 1, t, T, TRUE, true, True, and the same for false, no other
+  // spelling (`tRUE`, `yes`); `--watch-list=` (empty) is an error there too. A bool flag alone comes here as "true".
+  const value = parseGoBool(text(raw, wrong));
+  if (value === undefined) throw new ConfigInvalidError(wrong());
+  return value;
 };
 const list = (raw: unknown, what: string): string[] => {
   if (Array.isArray(raw)) return raw.map((v, i) => str(v, `${what}[${i}]`));
@@ -259,7 +264,10 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'kubeApiQps', flag: 'kube-api-qps', field: 'kubeAPIQPS', arg: 'N', help: 'client-side QPS limit towards the apiserver', parse: number({ zeroIs: CLIENT_GO_DEFAULT_QPS }), fallback: () => DEFAULTS.kubeApiQps },
   { key: 'kubeApiBurst', flag: 'kube-api-burst', field: 'kubeAPIBurst', arg: 'N', help: 'client-side burst towards the apiserver', parse: number({ integer: true, zeroIs: CLIENT_GO_DEFAULT_BURST }), fallback: () => DEFAULTS.kubeApiBurst },
   { key: 'watchList', flag: 'watch-list', field: 'watchList', arg: 'true|false', isBool: true,
-    help: 'initial sync by streaming list (sendInitialEvents, D13); false: paginated LIST then WATCH', parse: bool, fallback: () => true },
+    help: 'initial sync by streaming list (sendInitialEvents, D13); false: paginated LIST then WATCH (the kubelet\'s --feature-gates=WatchListClient=false)', parse: bool, fallback: () => true },
+  { key: 'featureGates', flag: 'feature-gates', field: 'featureGates', arg: "'A=true,B=false'", repeatable: true,
+    help: 'feature gates, as the kubelet takes them (repeatable; each gate overrides the config file\'s): WatchListClient=false turns the streaming initial list off, as --watch-list=false (the two may not disagree), and AllBeta sets it when neither is given; any other gate is accepted and not used',
+    parse: (raw, what, ctx) => parseFeatureGates(raw, what, ctx.fromFlag), overFile: mergeFeatureGates, fallback: () => ({}) },
   { key: 'keepManagedFields', flag: 'keep-managed-fields', field: 'keepManagedFields', arg: 'true|false', isBool: true,
     help: 'keep metadata.managedFields on apiserver pods (dropped by default, as kube-scheduler\'s informers do)', parse: bool, fallback: () => false },
   { key: 'syncFrequencyMs', flag: 'sync-frequency', field: 'syncFrequency', arg: 'DURATION',
@@ -316,7 +324,10 @@ export interface ResolveConfigOptions {
   readonly fieldsAreOptions?: boolean;
 }
 
-/** Flags (by flag name) override file fields (by field name) override defaults. */
+/**
+ * Flags (by flag name) override file fields (by field name) override defaults; a setting with `overFile` merges the
+ * two (`--feature-gates` over `featureGates`, per gate). Then the WatchListClient gate (AllBeta) meets `watchList`.
+ */
 export function resolveConfig(flags: Readonly<Record<string, unknown>>, file: Readonly<Record<string, unknown>>, o: ResolveConfigOptions = {}): AgentConfig {
   const ctx: ParseContext = { durationsInMs: o.durationsInMs === true, fromFlag: false };
   const flagCtx: ParseContext = { ...ctx, fromFlag: true };
@@ -327,25 +338,38 @@ export function resolveConfig(flags: Readonly<Record<string, unknown>>, file: Re
   };
   const out: Record<string, unknown> = {};
   const origins: Record<string, string> = {};
+  /** What the flags gave, parsed, before `overFile` merged the file's in (which gate came from where). */
+  const fromFlags: Partial<Record<Key, unknown>> = {};
   for (const s of SETTINGS) {
     const fromFlag = flags[s.flag];
-    if (fromFlag !== undefined) {
-      const what = `--${o.flagNames?.[s.flag] ?? s.flag}`;
-      out[s.key] = s.parse(fromFlag, what, flagCtx);
-      origins[s.key] = what;
-    } else if (file[s.field] !== undefined && file[s.field] !== null) {
-      const what = fieldLabel(s.field);
-      let value = s.parse(file[s.field], what, ctx);
+    const inFile = file[s.field] !== undefined && file[s.field] !== null;
+    const fileValue = (): unknown => {
+      let value = s.parse(file[s.field], fieldLabel(s.field), ctx);
       if (s.isPath === true && typeof value === 'string' && value !== '' && configFile !== undefined && !isAbsolute(value)) {
         value = resolve(dirname(configFile), value);
       }
       if (s.inConfigDir !== undefined && configFile !== undefined) value = s.inConfigDir(value, resolve(dirname(configFile)));
-      out[s.key] = value;
+      return value;
+    };
+    if (fromFlag !== undefined) {
+      const what = `--${o.flagNames?.[s.flag] ?? s.flag}`;
+      const value = s.parse(fromFlag, what, flagCtx);
+      fromFlags[s.key] = value;
+      out[s.key] = s.overFile !== undefined && inFile ? s.overFile(value, fileValue()) : value;
       origins[s.key] = what;
+    } else if (inFile) {
+      out[s.key] = fileValue();
+      origins[s.key] = fieldLabel(s.field);
     } else {
       out[s.key] = s.fallback();
     }
   }
+  // WatchListClient (and AllBeta) over the watch-list setting: see watchListWithGates().
+  const flagGates = (fromFlags.featureGates ?? {}) as Readonly<Record<string, boolean>>;
+  const watchList = watchListWithGates({ value: out['watchList'] as boolean, origin: origins['watchList'] }, out['featureGates'] as Record<string, boolean>,
+    (gate) => (flagGates[gate] !== undefined ? `--${o.flagNames?.['feature-gates'] ?? 'feature-gates'}` : fieldLabel('featureGates')));
+  out['watchList'] = watchList.value;
+  if (watchList.origin !== undefined) origins['watchList'] = watchList.origin;
   out['origins'] = origins;
   const config = out as unknown as AgentConfig;
   if ((config.manifestUrlClientCertFile === undefined) !== (config.manifestUrlClientKeyFile === undefined)) {
