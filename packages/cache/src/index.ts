@@ -9,7 +9,7 @@ export type {
 } from './watch-event.js';
 export { INITIAL_EVENTS_END_ANNOTATION } from './watch-event.js';
 export type { ListOptions, WatchOptions, ListResult, ListerWatcher, BufferedIterator } from './lister-watcher.js';
-export type { ResourceClient } from './resource-client.js';
+export type { GetJSONOptions, ListBytes, ResourceClient } from './resource-client.js';
 export { ListWatch } from './list-watch.js';
 export type { ListWatchOptions } from './list-watch.js';
 // Moved to core (kube-client's decoder uses it too); still exported here, where ListWatch users look for it.

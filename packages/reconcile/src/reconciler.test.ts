@@ -1389,6 +1389,27 @@ describe(Reconciler.name, () => {
       await h.stop();
     });
 
+    it('stops listing a held orphan once a source wants its UID, and every held one once kills are allowed', async () => {
+      const clock = new ManualClock();
+      let allowed = false;
+      const handler = new (class extends TestHandler implements PodLister {
+        listPods(): Promise<readonly ActualPod[]> {
+          return Promise.resolve([{ uid: 'u1', namespace: 'default', name: 'web' }, { uid: 'u2', namespace: 'default', name: 'db' }]);
+        }
+      })('h', 'hold');
+      const h = start({ handlers: [handler], clock, orphanKillsAllowed: () => allowed });
+      await h.feed.push('file', 'ADD', []);
+      await clock.sleeping(2_000);
+      expect(h.reconciler.orphanKills().items.map((k) => `${k.uid}:${k.state}`)).toEqual(['u1:held', 'u2:held']);
+      // A source wants u1 again before the next clean-up: no longer an orphan.
+      await h.feed.push('file', 'ADD', [pod('web', { uid: 'u1' })]);
+      expect(h.reconciler.orphanKills()).toEqual({ items: [{ uid: 'u2', namespace: 'default', name: 'db', handler: 'h', state: 'held' }], omitted: 0 });
+      // Kills allowed (the source became definitive): nothing holds u2 now; the next clean-up kills it.
+      allowed = true;
+      expect(h.reconciler.orphanKills()).toEqual({ items: [], omitted: 0 });
+      await h.stop();
+    });
+
     it('does not kill again, as an orphan, a pod killed while the sweep was listing (the listing came first)', async () => {
       const clock = new ManualClock();
       const lists = new Log<(pods: readonly ActualPod[]) => void>();

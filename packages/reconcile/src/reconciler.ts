@@ -299,12 +299,22 @@ export class Reconciler {
       items.push(...kills.items);
       omitted += kills.total - kills.items.length;
     }
-    for (const lane of this.#lanes) {
+    // Held kills are what the last successful clean-up held: none once kills are allowed (the next clean-up kills
+    // them), and not a pod whose UID a source wants again since.
+    const stillHeld = !(this.#o.orphanKillsAllowed?.() ?? true);
+    for (const lane of stillHeld ? this.#lanes : []) {
       const held = this.#heldOrphans.get(lane);
       if (held === undefined) continue;
-      const shown = held.pods.slice(0, Math.max(0, ORPHAN_KILLS_LISTED - items.length));
-      for (const pod of shown) items.push({ ...pod, handler: lane.name, state: 'held' });
-      omitted += held.count - shown.length;
+      let left = held.count;
+      for (const pod of held.pods) {
+        if (pod.uid !== '' && this.#pods.get(pod.uid)?.desired === true) {
+          left -= 1;
+        } else if (items.length < ORPHAN_KILLS_LISTED) {
+          items.push({ ...pod, handler: lane.name, state: 'held' });
+          left -= 1;
+        }
+      }
+      omitted += left;
     }
     return { items, omitted };
   }
