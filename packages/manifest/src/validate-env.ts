@@ -1,4 +1,5 @@
 import type { Container, PodSpec } from '@podconfig/core';
+import { containersWithPaths } from './containers-with-paths.js';
 import { configMapKeyProblems, dns1123LabelProblems, dns1123SubdomainProblems, envVarNameProblems } from './name-rules.js';
 import { ENV_FIELD_PATHS, validateObjectFieldSelector, validateResourceFieldSelector } from './validate-downward-api.js';
 import { validatePathNoBacksteps } from './validate-local-path.js';
@@ -109,13 +110,8 @@ function validateFileKeySelector(selector: FileKeySelector, at: string, errors: 
  */
 export function validateFileKeyRefVolumes(spec: PodSpec, errors: string[]): void {
   const volumes = new Map((spec.volumes ?? []).map((v) => [(v.name as string | undefined) ?? '', v]));
-  const containers: [readonly EnvVar[], string][] = [
-    ...(spec.initContainers ?? []).map((c, i): [readonly EnvVar[], string] => [c.env ?? [], `spec.initContainers[${i}]`]),
-    ...((spec.containers as readonly Container[] | undefined) ?? []).map((c, i): [readonly EnvVar[], string] => [c.env ?? [], `spec.containers[${i}]`]),
-    ...(spec.ephemeralContainers ?? []).map((c, i): [readonly EnvVar[], string] => [c.env ?? [], `spec.ephemeralContainers[${i}]`]),
-  ];
-  for (const [env, at] of containers) {
-    env.forEach((variable, j) => {
+  for (const [container, at] of containersWithPaths(spec)) {
+    (container.env ?? []).forEach((variable, j) => {
       const ref = (variable.valueFrom as EnvVarSource | undefined)?.fileKeyRef;
       if (ref === undefined) return;
       const name = ref.volumeName ?? '';

@@ -1,4 +1,5 @@
 import type { Container, Pod, PodSpec } from '@podconfig/core';
+import { containersWithPaths } from './containers-with-paths.js';
 
 type SeccompProfile = NonNullable<NonNullable<Container['securityContext']>['seccompProfile']>;
 type AppArmorProfile = NonNullable<NonNullable<Container['securityContext']>['appArmorProfile']>;
@@ -13,15 +14,6 @@ const RUNTIME_DEFAULT = 'runtime/default';
 const DOCKER_DEFAULT = 'docker/default';
 const UNCONFINED = 'unconfined';
 const LOCALHOST_PREFIX = 'localhost/';
-
-/** The pod's containers in the API's visiting order (VisitContainersWithPath): init, regular, ephemeral. */
-function containersWithPaths(spec: PodSpec): [Container, string][] {
-  return [
-    ...(spec.initContainers ?? []).map((c, i): [Container, string] => [c, `spec.initContainers[${i}]`]),
-    ...((spec.containers as readonly Container[] | undefined) ?? []).map((c, i): [Container, string] => [c, `spec.containers[${i}]`]),
-    ...(spec.ephemeralContainers ?? []).map((c, i): [Container, string] => [c as Container, `spec.ephemeralContainers[${i}]`]),
-  ];
-}
 
 /**
  * The deprecated seccomp and AppArmor annotations, as ValidatePodSpecificAnnotations checks them

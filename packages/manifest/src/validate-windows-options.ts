@@ -1,4 +1,5 @@
 import type { Container, PodSpec } from '@podconfig/core';
+import { containersWithPaths } from './containers-with-paths.js';
 import { dns1123SubdomainProblems } from './name-rules.js';
 import { goJsonString } from './validate-error-values.js';
 
@@ -57,15 +58,6 @@ function validateRunAsUserName(name: string, at: string, errors: string[]): void
   else if (Buffer.byteLength(user) > MAX_USER_LENGTH) invalid(`runAsUserName's User length must not be longer than ${MAX_USER_LENGTH} characters`);
   if (DOTS_AND_SPACES.test(user)) invalid("runAsUserName's User cannot contain only periods or spaces");
   if (USER_NAME_FORBIDDEN.test(user)) invalid('runAsUserName\'s User cannot contain the following characters: "/\\:;|=,+*?<>@[]');
-}
-
-/** The pod's containers in the API's visiting order (VisitContainersWithPath): init, regular, ephemeral. */
-function containersWithPaths(spec: PodSpec): [Container, string][] {
-  return [
-    ...(spec.initContainers ?? []).map((c, i): [Container, string] => [c, `spec.initContainers[${i}]`]),
-    ...((spec.containers as readonly Container[] | undefined) ?? []).map((c, i): [Container, string] => [c, `spec.containers[${i}]`]),
-    ...(spec.ephemeralContainers ?? []).map((c, i): [Container, string] => [c as Container, `spec.ephemeralContainers[${i}]`]),
-  ];
 }
 
 /**
