@@ -6,6 +6,7 @@ import { ConfigInvalidError, type Pod } from '@podconfig/core';
 import { decodeFilePod } from './decode-file-pod.js';
 import { decodeHttpPods } from './decode-http-pods.js';
 import { decodeManifestOffThread, ManifestWorker, OFF_THREAD_MIN_BYTES } from './decode-manifest-off-thread.js';
+import { MAX_JSON_VALUES } from './json-token-budget.js';
 import { ManifestInvalidError } from './manifest-invalid-error.js';
 import type { DecodeOptions } from './manifest-origin.js';
 import { MAX_MANIFEST_BYTES } from './max-manifest-bytes.js';
@@ -47,6 +48,17 @@ function labelledPodJson(bytes: number, change: (pod: JsonPod) => void = () => {
   change(pod);
   return Buffer.from(JSON.stringify(pod));
 }
+
+/** A JSON pod of empty labels with the shortest keys, as many as fit in the size cap (1.05 million): V8 aborted the process decoding it. */
+function labelBombJson(): Buffer {
+  const labels = Array.from({ length: 1_053_000 }, (_, i) => `"${i.toString(36)}":""`).join(',');
+  const body = Buffer.from(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"bomb","labels":{${labels}}},"spec":{"containers":[{"name":"c","image":"i"}]}}`);
+  expect(body.byteLength).toBeLessThanOrEqual(MAX_MANIFEST_BYTES);
+  return body;
+}
+
+/** 10 MiB of JSON arrays nested in one another. */
+const nestedJson = (): Buffer => Buffer.from(`{"a":${'['.repeat((MAX_MANIFEST_BYTES - 6) / 2)}${']'.repeat((MAX_MANIFEST_BYTES - 6) / 2)}}`);
 
 /** Resolves `work`, counting the event-loop turns (setImmediate callbacks) that ran while it was pending. */
 async function turnsWhile<T>(work: Promise<T>): Promise<{ value: T; turns: number }> {
@@ -121,6 +133,21 @@ describe(ManifestWorker.name, () => {
       expect(decoded).toStrictEqual({ decoded: decodeHttpPods(good, http) });
     });
 
+    it('refuses a JSON pod of 1.05 million labels by counting its values, where V8 aborted the process, and decodes the next', async () => {
+      const worker = new ManifestWorker();
+      const refused = await worker.decode(labelBombJson(), 'file', file, undefined);
+      expect(refused).toEqual({
+        error: new ManifestInvalidError('PODCONFIG_MANIFEST_TOO_LARGE', '/etc/kubernetes/manifests/big.json',
+          `its JSON has more than ${MAX_JSON_VALUES} values (objects, arrays and scalars; a pod has a few hundred): decoding it could take hundreds of megabytes of memory`,
+          { mayDefinePod: false }),
+      });
+      // The same worker, alive: a refusal by the count, not by running out of its heap.
+      const body = labelledPodJson(OFF_THREAD_MIN_BYTES);
+      const { value, turns } = await turnsWhile(worker.decode(body, 'file', file, undefined));
+      expect(turns).toBeGreaterThan(0);
+      expect(value).toStrictEqual({ decoded: decodeFilePod(body, file) });
+    });
+
     it('leaves the decoding to the caller (undefined) when no worker can run, request after request', async () => {
       const worker = new ManifestWorker({ url: new URL('./no-such-worker.js', import.meta.url) });
       const body = labelledPodJson(OFF_THREAD_MIN_BYTES);
@@ -155,6 +182,9 @@ describe(decodeManifestOffThread.name, () => {
     ['a bad label value (the validation)', 'file', () => labelledPodJson(OFF_THREAD_MIN_BYTES, (pod) => { pod.metadata.labels['app.example/l7'] = '-bad-'; })],
     ['a Secret reference (PODCONFIG_MANIFEST_FORBIDDEN_REFERENCE)', 'http', () => labelledPodJson(OFF_THREAD_MIN_BYTES, (pod) => { pod.spec.imagePullSecrets = [{ name: 'regcred' }]; })],
     ['a large list of scalars (cannot be a pod)', 'file', () => Buffer.from(`- ${'x'.repeat(OFF_THREAD_MIN_BYTES)}\n`)],
+    ['a JSON pod of 1.05 million labels (the value count: PODCONFIG_MANIFEST_TOO_LARGE)', 'file', labelBombJson],
+    ['the same as an HTTP body', 'http', labelBombJson],
+    ['10 MiB of nested JSON arrays (the value count: nested too deeply)', 'file', nestedJson],
   ] as const)('rejects %s with the error decoding on this thread gives: class, code, message, mayDefinePod', async (_, pipeline, bytes) => {
     const body = bytes();
     expect(body.byteLength).toBeGreaterThanOrEqual(OFF_THREAD_MIN_BYTES);

@@ -24,10 +24,11 @@ const WORKER_URL = import.meta.url.endsWith('.ts')
 
 /**
  * The worker's heap, in MB: what decoding one manifest may take. The 10 MiB cap bounds the bytes, not the nodes: a
- * manifest of tiny collections (`[{},{},…]`, 3.5 million of them) needed over 4 GB and killed the process. The token
- * count (yaml-token-budget.ts) refuses such YAML before the parse; within it a parse took at most ~100 MB. JSON is not
- * counted: a JSON pod of 600,000 labels takes 130–136 MB to decode, and 10 MiB of tinier members more than this, which
- * refuses them (see the README's Cost for the one shape that makes V8 abort the process instead).
+ * manifest of tiny collections (`[{},{},…]`, 3.5 million of them) needed over 4 GB and killed the process. The counts
+ * before the parse refuse such manifests: YAML's tokens (yaml-token-budget.ts; within them a parse took at most
+ * ~100 MB) and JSON's values (json-token-budget.ts: within them a decoding takes at most ~45 MB of this heap; before
+ * it, a JSON map of 1.05 million members outgrew this heap in one allocation too large for V8 to grant a worker at its
+ * limit, and V8 aborted the process). This is the net under both.
  */
 export const MANIFEST_WORKER_HEAP_MB = 160;
 

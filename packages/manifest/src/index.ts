@@ -1,5 +1,6 @@
 export { MAX_MANIFEST_BYTES } from './max-manifest-bytes.js';
 export { MAX_YAML_TOKENS } from './yaml-token-budget.js';
+export { MAX_JSON_VALUES } from './json-token-budget.js';
 export type { ManifestOrigin, DecodeOptions } from './manifest-origin.js';
 export { ManifestInvalidError } from './manifest-invalid-error.js';
 export type { ManifestInvalidCode } from './manifest-invalid-error.js';

@@ -1,12 +1,12 @@
 import { GoYamlError, parseGoYaml } from './go-yaml.js';
 import { isJsonObject, jsonTypeName, type JsonObject } from './json-object.js';
+import { jsonBudget, JSON_VALUE_COUNT_MIN_CHARS } from './json-token-budget.js';
 import { lineAndColumn } from './line-and-column.js';
 import { MAX_MANIFEST_BYTES } from './max-manifest-bytes.js';
 import { reject, rejectNotAPod } from './rejection.js';
 import { yamlBudget, YAML_TOKEN_COUNT_MIN_CHARS } from './yaml-token-budget.js';
+import { MAX_NESTING_DEPTH } from './max-nesting-depth.js';
 
-/** Nesting deeper than this is no Pod (the schema is about 15 levels deep). */
-const MAX_DEPTH = 64;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -43,9 +43,16 @@ function decodeText(bytes: Uint8Array): string {
 
 /**
  * Text that starts with `{` is JSON, and only JSON: the kubelet's converter (`utilyaml.ToJSON`) hands it to the
- * JSON decoder as it is, so `{a: 1}` or a trailing comma is an error there, not YAML flow style.
+ * JSON decoder as it is, so `{a: 1}` or a trailing comma is an error there, not YAML flow style. A large text only
+ * once its values are counted (json-token-budget.ts: decoding's memory grows with them, not with the bytes, and
+ * 10 MiB of tiny members outgrew any heap the agent has, or made V8 abort the process).
  */
 function parseJson(text: string): unknown {
+  if (text.length >= JSON_VALUE_COUNT_MIN_CHARS) {
+    const budget = jsonBudget(text);
+    if (budget.kind === 'too-many-values') rejectNotAPod(budget.reason, 'PODCONFIG_MANIFEST_TOO_LARGE');
+    if (budget.kind === 'too-deep') reject(budget.reason);
+  }
   try {
     return JSON.parse(text) as unknown;
   } catch (err: unknown) {
@@ -127,7 +134,7 @@ function copyOf(value: JsonObject, keys: readonly string[], count: number): Json
 }
 
 function toJsonValue(value: unknown, parent: Path | undefined, key: string | number, depth: number): unknown {
-  if (depth > MAX_DEPTH) reject(`${pathText(parent, key)}: nested more than ${MAX_DEPTH} levels deep`);
+  if (depth > MAX_NESTING_DEPTH) reject(`${pathText(parent, key)}: nested more than ${MAX_NESTING_DEPTH} levels deep`);
   switch (typeof value) {
     case 'string':
     case 'boolean':

@@ -1,5 +1,6 @@
 import { lineAndColumn } from './line-and-column.js';
 import { yaml } from './yaml-library.js';
+import { MAX_NESTING_DEPTH } from './max-nesting-depth.js';
 
 /**
  * The YAML tokens (scalars, indicators such as `-`, `:`, `?`, `,`, brackets, anchors, tags and aliases; not white
@@ -17,8 +18,6 @@ export const MAX_YAML_TOKENS = 50_000;
  */
 export const YAML_TOKEN_COUNT_MIN_CHARS = 16 * 1024;
 
-/** Flow nesting (`[[[…`) deeper than this is no Pod (parseManifestDocument's own limit), and costs the parser a frame a level. */
-const MAX_FLOW_DEPTH = 64;
 
 /** What the count found: the first document's end, or what is wrong with it before any of it is parsed. */
 export type YamlBudget =
@@ -55,8 +54,8 @@ export function yamlBudget(text: string): YamlBudget {
     if (counted) tokens += 1;
     if (token === '[' || token === '{') {
       depth += 1;
-      if (depth > MAX_FLOW_DEPTH) {
-        return { kind: 'too-deep', reason: `invalid YAML at ${lineAndColumn(text, offset)}: nested more than ${MAX_FLOW_DEPTH} levels deep` };
+      if (depth > MAX_NESTING_DEPTH) {
+        return { kind: 'too-deep', reason: `invalid YAML at ${lineAndColumn(text, offset)}: nested more than ${MAX_NESTING_DEPTH} levels deep` };
       }
     } else if (token === ']' || token === '}') {
       depth -= 1;
