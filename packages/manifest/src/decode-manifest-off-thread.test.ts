@@ -133,6 +133,19 @@ describe(ManifestWorker.name, () => {
       expect(decoded).toStrictEqual({ decoded: decodeHttpPods(good, http) });
     });
 
+    it('blames no other manifest when the one that outgrew its heap was abandoned by its caller', async () => {
+      const worker = new ManifestWorker({ heapMb: 32 });
+      const bomb = Buffer.from(':\n'.repeat(49_000));
+      const good = podListYaml(OFF_THREAD_MIN_BYTES);
+      const controller = new AbortController();
+      const abandoned = worker.decode(bomb, 'file', file, controller.signal);
+      // Posted behind the bomb, which the worker still decodes after its caller gave up on it.
+      const next = worker.decode(good, 'http', http, undefined);
+      controller.abort(new Error('the file source stopped'));
+      await expect(abandoned).rejects.toThrow('the file source stopped');
+      expect(await next).toStrictEqual({ decoded: decodeHttpPods(good, http) });
+    });
+
     it('refuses a JSON pod of 1.05 million labels by counting its values, where V8 aborted the process, and decodes the next', async () => {
       const worker = new ManifestWorker();
       const refused = await worker.decode(labelBombJson(), 'file', file, undefined);

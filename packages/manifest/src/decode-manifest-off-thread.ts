@@ -54,6 +54,12 @@ export class ManifestWorker {
   #worker: Worker | undefined;
   #nextId = 0;
   readonly #pending = new Map<number, Pending>();
+  /**
+   * The ids posted to the current worker and not answered yet, in the order it decodes them, those whose caller
+   * gave up (aborted) among them: the worker decodes those too, so when it runs out of heap the first of these is
+   * the manifest it was decoding, whoever still waits for it.
+   */
+  #posted = new Set<number>();
 
   constructor(options: ManifestWorkerOptions = {}) {
     this.#heapMb = options.heapMb ?? MANIFEST_WORKER_HEAP_MB;
@@ -91,7 +97,7 @@ export class ManifestWorker {
           resolve(outcome);
         },
       });
-      post(worker, id, request);
+      this.#post(worker, id, request);
     });
   }
 
@@ -107,6 +113,7 @@ export class ManifestWorker {
       return undefined;
     }
     worker.on('message', (answer: ManifestWorkerAnswer) => {
+      this.#posted.delete(answer.id);
       const pending = this.#settle(answer.id);
       if ('decoded' in answer) pending?.resolve({ decoded: answer.decoded });
       else if ('code' in answer) {
@@ -115,26 +122,29 @@ export class ManifestWorker {
       } else pending?.resolve(undefined);
     });
     // A worker that fails or exits leaves its requests to the caller's thread (undefined: decode it there), but for
-    // one that ran out of its heap: the manifest it was decoding (the oldest request: they run in order) is refused,
-    // never decoded again where nothing bounds it, and the others go to a new worker.
+    // one that ran out of its heap: the manifest it was decoding (the first one posted and not answered: they run
+    // in order) is refused, never decoded again where nothing bounds it, and the others go to a new worker. When
+    // that manifest's caller had given up on it, no other is blamed for it.
     const lost = (err?: unknown): void => {
       if (this.#worker !== worker) return;
       this.#worker = undefined;
+      const culprit = this.#posted.values().next().value;
+      this.#posted = new Set();
       const requests = [...this.#pending];
-      if ((err as { code?: unknown } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY' && requests.length > 0) {
-        const [[id, pending]] = requests as [[number, Pending]];
-        this.#settle(id);
+      if ((err as { code?: unknown } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY' && culprit !== undefined) {
+        const pending = this.#settle(culprit);
         const reason = `decoding it needed more than ${this.#heapMb} MB of memory (a manifest built to exhaust memory within the size and token limits)`;
-        pending.resolve({
+        pending?.resolve({
           error: new ManifestInvalidError('PODCONFIG_MANIFEST_TOO_LARGE', describeOrigin(pending.request.options.origin), reason, { mayDefinePod: false }),
         });
-        const next = requests.length > 1 ? this.#start() : undefined;
-        for (const [otherId, other] of requests.slice(1)) {
+        const others = requests.filter(([id]) => id !== culprit);
+        const next = others.length > 0 ? this.#start() : undefined;
+        for (const [otherId, other] of others) {
           if (next === undefined) {
             this.#settle(otherId);
             other.resolve(undefined);
           } else {
-            post(next, otherId, other.request);
+            this.#post(next, otherId, other.request);
           }
         }
         return;
@@ -150,6 +160,13 @@ export class ManifestWorker {
     return worker;
   }
 
+  /** Holds the process while the worker has work. A copy, not a transfer: the caller keeps its bytes (both sources hash them). */
+  #post(worker: Worker, id: number, request: Omit<ManifestWorkerRequest, 'id'>): void {
+    this.#posted.add(id);
+    worker.ref();
+    worker.postMessage({ id, ...request } satisfies ManifestWorkerRequest);
+  }
+
   #settle(id: number): Pending | undefined {
     const pending = this.#pending.get(id);
     this.#pending.delete(id);
@@ -158,11 +175,6 @@ export class ManifestWorker {
   }
 }
 
-/** Holds the process while the worker has work. A copy, not a transfer: the caller keeps its bytes (both sources hash them). */
-function post(worker: Worker, id: number, request: Omit<ManifestWorkerRequest, 'id'>): void {
-  worker.ref();
-  worker.postMessage({ id, ...request } satisfies ManifestWorkerRequest);
-}
 
 const shared = new ManifestWorker();
 
