@@ -74,13 +74,16 @@ function contentDns1123SubdomainProblems(value: string): string[] {
   return problems;
 }
 
+/** A label key's pattern message, built once: every label and annotation key is checked. */
+const LABEL_KEY_PATTERN_ERROR = regexError(LABEL_KEY_MESSAGE, LABEL_KEY_FMT, 'MyName', 'my.name', '123-abc');
+
 /**
  * Problems with a qualified name (`[prefix/]name`), the syntax of label and annotation keys (IsQualifiedName, which
  * is content.IsLabelKey): a name part of at most 63 bytes, checked against its pattern even when empty or too long.
  */
 export function qualifiedNameProblems(value: string): string[] {
   const parts = value.split('/');
-  const keyPattern = regexError(LABEL_KEY_MESSAGE, LABEL_KEY_FMT, 'MyName', 'my.name', '123-abc');
+  const keyPattern = LABEL_KEY_PATTERN_ERROR;
   if (parts.length > 2) return [`a valid label key ${keyPattern} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`];
   const problems: string[] = [];
   let name = value;

@@ -118,12 +118,13 @@ export function validateResourceRequirements(
     nameRule(name, path, errors);
     validateQuantityValue(name, quantity, path, errors);
     const limit = limits.get(name);
-    const value = goJsonString(formatQuantity(quantity));
+    // Printed only for an error: formatting a quantity is most of a valid one's check.
+    const value = (): string => goJsonString(formatQuantity(quantity));
     if (limit !== undefined) {
       if (compareQuantities(quantity, limit) !== 0 && !isOvercommitAllowed(name)) {
-        errors.push(`${at}.requests: Invalid value: ${value}: must be equal to ${name} limit of ${formatQuantity(limit)}`);
+        errors.push(`${at}.requests: Invalid value: ${value()}: must be equal to ${name} limit of ${formatQuantity(limit)}`);
       } else if (compareQuantities(quantity, limit) > 0) {
-        errors.push(`${at}.requests: Invalid value: ${value}: must be less than or equal to ${name} limit of ${formatQuantity(limit)}`);
+        errors.push(`${at}.requests: Invalid value: ${value()}: must be less than or equal to ${name} limit of ${formatQuantity(limit)}`);
       }
     } else if (!isOvercommitAllowed(name)) {
       errors.push(`${at}.limits: Required value: Limit must be set for non overcommitable resources`);
@@ -139,10 +140,10 @@ export function validateResourceRequirements(
 
 /** ValidateResourceQuantityValue: not negative; whole for object counts and extended resources. */
 function validateQuantityValue(name: string, quantity: Quantity, at: string, errors: string[]): void {
-  const value = goJsonString(formatQuantity(quantity));
-  if (quantity.nanos < 0n) errors.push(`${at}: Invalid value: ${value}: must be greater than or equal to 0`);
+  const value = (): string => goJsonString(formatQuantity(quantity));
+  if (quantity.nanos < 0n) errors.push(`${at}: Invalid value: ${value()}: must be greater than or equal to 0`);
   if ((INTEGER_RESOURCES.has(name) || isExtendedResource(name)) && quantityMillis(quantity) % 1000n !== 0n) {
-    errors.push(`${at}: Invalid value: ${value}: must be an integer`);
+    errors.push(`${at}: Invalid value: ${value()}: must be an integer`);
   }
 }
 

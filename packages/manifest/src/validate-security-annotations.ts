@@ -32,9 +32,10 @@ export function validateSecurityAnnotations(pod: Pod, errors: string[]): void {
   for (const [key, value] of Object.entries(annotations)) {
     if (key.startsWith(SECCOMP_CONTAINER_PREFIX)) validateSeccompAnnotation(value, `metadata.annotations.${key}`, errors);
   }
-  const containers = pod.spec === undefined ? [] : containersWithPaths(pod.spec);
+  let containers: [Container, string][] | undefined;
   for (const [key, value] of Object.entries(annotations)) {
     if (!key.startsWith(APPARMOR_CONTAINER_PREFIX)) continue;
+    containers ??= pod.spec === undefined ? [] : containersWithPaths(pod.spec);
     const at = `metadata.annotations[${key}]`;
     const name = key.slice(APPARMOR_CONTAINER_PREFIX.length);
     if (!containers.some(([c]) => c.name === name)) errors.push(`${at}: Invalid value: ${JSON.stringify(name)}: container not found`);
@@ -51,11 +52,15 @@ export function validateSecurityAnnotations(pod: Pod, errors: string[]): void {
  */
 export function validateSecurityAnnotationsMatchFields(pod: Pod, errors: string[]): void {
   const annotations = pod.metadata?.annotations ?? {};
-  if (pod.spec === undefined) return;
+  if (pod.spec === undefined || !Object.keys(annotations).some(isSecurityAnnotation)) return;
   const containers = containersWithPaths(pod.spec);
   validateSeccompMatch(annotations, pod.spec, containers, errors);
   validateAppArmorMatch(annotations, pod.spec, containers, errors);
 }
+
+/** A seccomp or AppArmor annotation: most pods have none, and then nothing is to match. */
+const isSecurityAnnotation = (key: string): boolean =>
+  key === SECCOMP_POD_KEY || key.startsWith(SECCOMP_CONTAINER_PREFIX) || key.startsWith(APPARMOR_CONTAINER_PREFIX);
 
 /** ValidateSeccompProfile for an annotation value. */
 function validateSeccompAnnotation(value: string, at: string, errors: string[]): void {
