@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigInvalidError, PodConfigError } from '@podconfig/core';
-import { parseFeatureGates, parseGoBool, unusedFeatureGates, watchListWithGates } from './feature-gates.js';
+import { parseFeatureGates, parseGoBool, unusedFeatureGates, validationFeatureGates, watchListWithGates } from './feature-gates.js';
 
 const invalid = (fn: () => unknown): string => {
   try {
@@ -96,30 +96,39 @@ describe('unusedFeatureGates()', () => {
   });
 });
 
+describe('validationFeatureGates()', () => {
+  it('names the given gates that change how the kubelet validates a static pod, AllAlpha and AllBeta among them', () => {
+    expect(validationFeatureGates({ StrictIPCIDRValidation: false, WatchListClient: false, AllAlpha: true, SidecarContainers: true, TaintTolerationComparisonOperators: true }))
+      .toEqual(['AllAlpha', 'StrictIPCIDRValidation', 'TaintTolerationComparisonOperators']);
+    expect(validationFeatureGates({ WatchListClient: false })).toEqual([]);
+  });
+});
+
 describe('watchListWithGates()', () => {
   const origin = (gate: string): string => (gate === 'AllBeta' ? 'config field "featureGates"' : '--feature-gates');
+  const fromFlag = (given: string): boolean => given.startsWith('--');
 
   it('lets WatchListClient decide when the watch-list setting is not given', () => {
-    expect(watchListWithGates({ value: true, origin: undefined }, { WatchListClient: false }, origin)).toEqual({ value: false, origin: '--feature-gates WatchListClient' });
-    expect(watchListWithGates({ value: true, origin: undefined }, { WatchListClient: true }, origin)).toEqual({ value: true, origin: '--feature-gates WatchListClient' });
+    expect(watchListWithGates({ value: true, origin: undefined }, { WatchListClient: false }, origin, fromFlag)).toEqual({ value: false, origin: '--feature-gates WatchListClient' });
+    expect(watchListWithGates({ value: true, origin: undefined }, { WatchListClient: true }, origin, fromFlag)).toEqual({ value: true, origin: '--feature-gates WatchListClient' });
   });
 
   it('accepts the setting and the gate with the same value, and refuses them with two, naming both', () => {
-    expect(watchListWithGates({ value: false, origin: '--watch-list' }, { WatchListClient: false }, origin)).toEqual({ value: false, origin: '--watch-list' });
-    expect(() => watchListWithGates({ value: true, origin: '--watch-list' }, { WatchListClient: false }, origin)).toThrow(new ConfigInvalidError(
+    expect(watchListWithGates({ value: false, origin: '--watch-list' }, { WatchListClient: false }, origin, fromFlag)).toEqual({ value: false, origin: '--watch-list' });
+    expect(() => watchListWithGates({ value: true, origin: '--watch-list' }, { WatchListClient: false }, origin, fromFlag)).toThrow(new ConfigInvalidError(
       '--watch-list turns the streaming initial list (watch-list, D13) on, but WatchListClient=false in --feature-gates turns it off: give one of them, or the same value'));
   });
 
   it('lets AllBeta decide only when neither WatchListClient nor the setting is given (WatchListClient is a beta gate)', () => {
-    expect(watchListWithGates({ value: true, origin: undefined }, { AllBeta: false }, origin)).toEqual({ value: false, origin: 'config field "featureGates" AllBeta' });
-    expect(watchListWithGates({ value: true, origin: undefined }, { AllBeta: false, WatchListClient: true }, origin)).toEqual({ value: true, origin: '--feature-gates WatchListClient' });
-    expect(watchListWithGates({ value: true, origin: '--watch-list' }, { AllBeta: false }, origin)).toEqual({ value: true, origin: '--watch-list' });
+    expect(watchListWithGates({ value: true, origin: undefined }, { AllBeta: false }, origin, fromFlag)).toEqual({ value: false, origin: 'config field "featureGates" AllBeta' });
+    expect(watchListWithGates({ value: true, origin: undefined }, { AllBeta: false, WatchListClient: true }, origin, fromFlag)).toEqual({ value: true, origin: '--feature-gates WatchListClient' });
+    expect(watchListWithGates({ value: true, origin: '--watch-list' }, { AllBeta: false }, origin, fromFlag)).toEqual({ value: true, origin: '--watch-list' });
     // AllAlpha leaves beta gates as they are.
-    expect(watchListWithGates({ value: true, origin: undefined }, { AllAlpha: false }, origin)).toEqual({ value: true, origin: undefined });
+    expect(watchListWithGates({ value: true, origin: undefined }, { AllAlpha: false }, origin, fromFlag)).toEqual({ value: true, origin: undefined });
   });
 
   it('leaves the setting (default true) as it is without gates', () => {
-    expect(watchListWithGates({ value: true, origin: undefined }, {}, origin)).toEqual({ value: true, origin: undefined });
-    expect(watchListWithGates({ value: false, origin: 'config field "watchList"' }, { SidecarContainers: true }, origin)).toEqual({ value: false, origin: 'config field "watchList"' });
+    expect(watchListWithGates({ value: true, origin: undefined }, {}, origin, fromFlag)).toEqual({ value: true, origin: undefined });
+    expect(watchListWithGates({ value: false, origin: 'config field "watchList"' }, { SidecarContainers: true }, origin, fromFlag)).toEqual({ value: false, origin: 'config field "watchList"' });
   });
 });

@@ -98,6 +98,22 @@ export function unusedFeatureGates(gates: Readonly<Record<string, boolean>>): st
   return Object.keys(gates).filter((name) => !USED_FEATURE_GATES.includes(name)).sort();
 }
 
+/**
+ * Gates whose setting changes how a 1.36 kubelet validates a static pod (GetValidationOptionsFromPodSpecAndMeta,
+ * IsValidIPForLegacyField), and the two that set every alpha or beta gate. podconfig validates static pods with
+ * 1.36's defaults whatever is given: a manifest the kubelet would run under such a setting may be refused, or one it
+ * would refuse run. Named at start-up with a warning, so that an operator sees why.
+ */
+export const VALIDATION_FEATURE_GATES: readonly string[] = [
+  'AllAlpha', 'AllBeta', 'ContainerRestartRules', 'PodLevelResources', 'RestartAllContainersOnContainerExits',
+  'StrictIPCIDRValidation', 'TaintTolerationComparisonOperators', 'UserNamespacesHostNetworkSupport',
+];
+
+/** The given gates that change static pod validation in the kubelet (see VALIDATION_FEATURE_GATES), sorted. */
+export function validationFeatureGates(gates: Readonly<Record<string, boolean>>): string[] {
+  return Object.keys(gates).filter((name) => VALIDATION_FEATURE_GATES.includes(name)).sort();
+}
+
 /** The watch-list setting and how it was given (unset: the default). */
 export interface WatchListSetting {
   readonly value: boolean;
@@ -107,17 +123,26 @@ export interface WatchListSetting {
 /**
  * `watchList` (`--watch-list`) with the gates over it:
  * - WatchListClient given and `watchList` not: the gate decides (as it does for the kubelet);
- * - both given: the same value is fine, different ones are a configuration error naming both (each layer's own
- *   precedence applies first: `--watch-list` over the file's `watchList`, a `--feature-gates` gate over the file's);
+ * - both given: a flag wins over the config file (`--watch-list=false` over a shared KubeletConfiguration's
+ *   `WatchListClient: true`, `--feature-gates=WatchListClient=false` over a file's `watchList: true`), as every
+ *   flag does; given at the same layer, the same value is fine and different ones are a configuration error naming
+ *   both (each layer's own precedence applies first: `--watch-list` over the file's `watchList`, a
+ *   `--feature-gates` gate over the file's);
  * - neither: AllBeta, if given, decides, as it sets every beta gate the kubelet was not given explicitly; podconfig's
  *   own `watchList` counts as explicit, so it overrides AllBeta without a conflict;
  * - else the setting (default true).
  */
-export function watchListWithGates(setting: WatchListSetting, gates: Readonly<Record<string, boolean>>, gateOrigin: (gate: string) => string): WatchListSetting {
+export function watchListWithGates(
+  setting: WatchListSetting, gates: Readonly<Record<string, boolean>>, gateOrigin: (gate: string) => string, fromFlag: (origin: string) => boolean,
+): WatchListSetting {
   const onOff = (v: boolean): string => (v ? 'on' : 'off');
   const gate = gates[WATCH_LIST_CLIENT];
   if (gate !== undefined) {
-    if (setting.origin === undefined) return { value: gate, origin: `${gateOrigin(WATCH_LIST_CLIENT)} ${WATCH_LIST_CLIENT}` };
+    const gateFrom = gateOrigin(WATCH_LIST_CLIENT);
+    const byGate = { value: gate, origin: `${gateFrom} ${WATCH_LIST_CLIENT}` };
+    if (setting.origin === undefined) return byGate;
+    if (fromFlag(setting.origin) && !fromFlag(gateFrom)) return setting;
+    if (fromFlag(gateFrom) && !fromFlag(setting.origin)) return byGate;
     if (setting.value !== gate) {
       throw new ConfigInvalidError(`${setting.origin} turns the streaming initial list (watch-list, D13) ${onOff(setting.value)}, but ${WATCH_LIST_CLIENT}=${String(gate)} in ${gateOrigin(WATCH_LIST_CLIENT)} turns it ${onOff(gate)}: give one of them, or the same value`);
     }

@@ -6,7 +6,7 @@ import { loadClusterConfig, type ClusterConfig } from '@podconfig/kube-client';
 import type { Agent, AgentStartedInfo } from './agent.js';
 import { settingName } from './settings.js';
 import type { AgentConfig } from './agent-config.js';
-import { unusedFeatureGates } from './feature-gates.js';
+import { unusedFeatureGates, validationFeatureGates } from './feature-gates.js';
 import type { AgentMetrics } from './metrics.js';
 import { coreModule } from './modules/core-module.js';
 import { handlersModule } from './modules/handlers-module.js';
@@ -41,6 +41,10 @@ export async function createAgent(config: AgentConfig, o: CreateAgentOptions): P
   // A KubeletConfiguration shared with the kubelet carries its gates: accepted, and named once (not their values).
   const unusedGates = unusedFeatureGates(config.featureGates);
   if (unusedGates.length > 0) o.logger.info({ featureGates: unusedGates }, 'ignoring feature gates podconfig does not use');
+  const validationGates = validationFeatureGates(config.featureGates);
+  if (validationGates.length > 0) {
+    o.logger.warn({ featureGates: validationGates }, "static pods are validated with Kubernetes 1.36's default feature gates: these gates change what the kubelet accepts, not what podconfig does");
+  }
   let cluster;
   if (config.kubeconfig === '') {
     // The kubelet's `--kubeconfig=""`: standalone on purpose, even on a node whose ~/.kube/config is admin.conf.

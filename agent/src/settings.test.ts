@@ -87,16 +87,20 @@ describe('resolveConfig()', () => {
       expect(resolveConfig({ 'watch-list': 'true' }, { featureGates: { WatchListClient: true } }).watchList).toBe(true);
     });
 
-    it('refuses --watch-list / watchList and WatchListClient with two values, naming both as given, whichever layer each came from', () => {
+    it('refuses --watch-list / watchList and WatchListClient with two values given at the same layer, naming both', () => {
       const tail = 'give one of them, or the same value';
       expect(invalid(() => resolveConfig({ 'watch-list': 'true', 'feature-gates': 'WatchListClient=false' }, {})))
         .toBe(`--watch-list turns the streaming initial list (watch-list, D13) on, but WatchListClient=false in --feature-gates turns it off: ${tail}`);
-      expect(invalid(() => resolveConfig({ 'watch-list': 'false' }, { featureGates: { WatchListClient: true } }, { configFile: file })))
-        .toBe(`--watch-list turns the streaming initial list (watch-list, D13) off, but WatchListClient=true in ${fileGates} turns it on: ${tail}`);
-      expect(invalid(() => resolveConfig({ 'feature-gates': 'WatchListClient=false' }, { watchList: true }, { configFile: file })))
-        .toBe(`--config ${file}: field "watchList" turns the streaming initial list (watch-list, D13) on, but WatchListClient=false in --feature-gates turns it off: ${tail}`);
       expect(invalid(() => resolveConfig({}, { watchList: true, featureGates: { WatchListClient: false } }, { configFile: file })))
         .toBe(`--config ${file}: field "watchList" turns the streaming initial list (watch-list, D13) on, but WatchListClient=false in ${fileGates} turns it off: ${tail}`);
+    });
+
+    it('lets a flag win over the config file between --watch-list / watchList and WatchListClient, as every flag does', () => {
+      // A node sharing the kubelet's KubeletConfiguration turns the watch-list off from its command line.
+      expect(resolveConfig({ 'watch-list': 'false' }, { featureGates: { WatchListClient: true } }, { configFile: file }))
+        .toMatchObject({ watchList: false, origins: { watchList: '--watch-list' } });
+      expect(resolveConfig({ 'feature-gates': 'WatchListClient=false' }, { watchList: true }, { configFile: file }))
+        .toMatchObject({ watchList: false, origins: { watchList: '--feature-gates WatchListClient' } });
     });
 
     it('lets AllBeta set the watch-list (a beta gate) only when neither WatchListClient nor watchList is given; AllAlpha leaves it', () => {

@@ -340,6 +340,8 @@ export function resolveConfig(flags: Readonly<Record<string, unknown>>, file: Re
   const origins: Record<string, string> = {};
   /** What the flags gave, parsed, before `overFile` merged the file's in (which gate came from where). */
   const fromFlags: Partial<Record<Key, unknown>> = {};
+  /** The origins (`--watch-list`) of the settings a flag gave: a flag wins over the config file. */
+  const flagOrigins = new Set<string>();
   for (const s of SETTINGS) {
     const fromFlag = flags[s.flag];
     const inFile = file[s.field] !== undefined && file[s.field] !== null;
@@ -355,6 +357,7 @@ export function resolveConfig(flags: Readonly<Record<string, unknown>>, file: Re
       const what = `--${o.flagNames?.[s.flag] ?? s.flag}`;
       const value = s.parse(fromFlag, what, flagCtx);
       fromFlags[s.key] = value;
+      flagOrigins.add(what);
       out[s.key] = s.overFile !== undefined && inFile ? s.overFile(value, fileValue()) : value;
       origins[s.key] = what;
     } else if (inFile) {
@@ -367,7 +370,8 @@ export function resolveConfig(flags: Readonly<Record<string, unknown>>, file: Re
   // WatchListClient (and AllBeta) over the watch-list setting: see watchListWithGates().
   const flagGates = (fromFlags.featureGates ?? {}) as Readonly<Record<string, boolean>>;
   const watchList = watchListWithGates({ value: out['watchList'] as boolean, origin: origins['watchList'] }, out['featureGates'] as Record<string, boolean>,
-    (gate) => (flagGates[gate] !== undefined ? `--${o.flagNames?.['feature-gates'] ?? 'feature-gates'}` : fieldLabel('featureGates')));
+    (gate) => (flagGates[gate] !== undefined ? `--${o.flagNames?.['feature-gates'] ?? 'feature-gates'}` : fieldLabel('featureGates')),
+    (origin) => flagOrigins.has(origin));
   out['watchList'] = watchList.value;
   if (watchList.origin !== undefined) origins['watchList'] = watchList.origin;
   out['origins'] = origins;
