@@ -1,16 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigInvalidError, PodConfigError } from '@podconfig/core';
+import { ConfigInvalidError } from '@podconfig/core';
+import { configInvalidMessage } from '@podconfig/testing';
 import { parseFeatureGates, parseGoBool, unusedFeatureGates, validationFeatureGates, watchListWithGates } from './feature-gates.js';
 
-const invalid = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (err: unknown) {
-    expect(PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID')).toBe(true);
-    return (err as Error).message;
-  }
-  throw new Error('expected a ConfigInvalidError');
-};
+const invalid = configInvalidMessage;
 const flag = (...values: string[]) => parseFeatureGates(values.length === 1 ? values[0] : values, '--feature-gates', true);
 const field = (raw: unknown) => parseFeatureGates(raw, 'config field "featureGates"', false);
 

@@ -2,19 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ConfigInvalidError, PodConfigError } from '@podconfig/core';
+import { ConfigInvalidError } from '@podconfig/core';
+import { configInvalidMessage } from '@podconfig/testing';
 import { DEFAULTS } from './agent-config.js';
 import { SETTINGS, parseHandlerSpec, resolveConfig } from './settings.js';
 
-const invalid = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (err: unknown) {
-    expect(PodConfigError.is(err, 'PODCONFIG_CONFIG_INVALID')).toBe(true);
-    return (err as Error).message;
-  }
-  throw new Error('expected a ConfigInvalidError');
-};
+const invalid = configInvalidMessage;
 
 describe('resolveConfig()', () => {
   it('applies the kubelet defaults when nothing is set', () => {

@@ -1,5 +1,6 @@
 export { InstantClock } from './instant-clock.js';
 export { ManualClock } from './manual-clock.js';
+export { configInvalidMessage } from './config-invalid-message.js';
 export { take, takeUntil } from './take.js';
 export { makePod, podManifestYaml } from './pods.js';
 export type { MakePodOptions } from './pods.js';
